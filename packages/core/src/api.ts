@@ -1,0 +1,131 @@
+/**
+ * The library surface: async-iterable `decode` / `encode`, SSE framing, a web `Response` helper and
+ * a fused synchronous converter. All of it is built from the push-style machines; streams appear only
+ * here, at the edges.
+ */
+import { formatSse } from './codec/sse.ts';
+import { type Decoder, framed } from './inputs/decoder.ts';
+import { createDecoder, type Framework } from './inputs/index.ts';
+import { type Machine, pipe, run, type Source } from './machine.ts';
+import type { DecoderOptions } from './model/emitter.ts';
+import type { CanonicalEvent } from './model/events.ts';
+import { createEncoder, type EncoderOptions, PROTOCOLS, type Protocol, type ProtocolSpec } from './outputs/index.ts';
+
+/** What `decode` reads: bytes or text of an SSE / JSON-lines body, or already parsed event objects. */
+export type DecodeInput = Uint8Array | string | object;
+
+/** A decoder that takes text and bytes (framed) as well as parsed objects. */
+function universal(decoder: Decoder, options: DecoderOptions): Machine<DecodeInput, CanonicalEvent> {
+  const text = framed(decoder, options);
+  let objects = 0;
+  let usedText = false;
+  return {
+    push(input) {
+      if (typeof input === 'string' || input instanceof Uint8Array) {
+        usedText = true;
+        return text.push(input);
+      }
+      return decoder.push(input, { event: ++objects });
+    },
+    end: () => (usedText ? text.end() : decoder.end()),
+  };
+}
+
+/**
+ * Decodes a framework's stream into canonical events.
+ *
+ * @param source SSE or JSON-lines bytes/text in chunks split anywhere, or parsed event objects.
+ * @param framework The framework the stream comes from, or `auto` to recognise it.
+ * @example
+ * for await (const event of decode(response.body, 'anthropic')) console.log(event.type);
+ */
+export function decode(
+  source: Source<DecodeInput>,
+  framework: Framework | 'auto',
+  options: DecoderOptions = {},
+): AsyncGenerator<CanonicalEvent> {
+  return run(source, universal(createDecoder(framework, options), options));
+}
+
+/**
+ * Encodes canonical events into one UI protocol's frames (chunk / event objects).
+ *
+ * @example
+ * for await (const chunk of encode(decode(body, 'anthropic'), 'ai-sdk')) console.log(chunk);
+ */
+export function encode(events: Source<CanonicalEvent>, protocol: Protocol, options: EncoderOptions = {}): AsyncGenerator<object> {
+  return run(events, createEncoder(protocol, options));
+}
+
+/** Frames protocol frames as SSE text, ending with the protocol's terminator (`[DONE]` for the AI SDK). */
+export function sseFramer(protocol: Protocol): Machine<object, string> {
+  const spec: ProtocolSpec = PROTOCOLS[protocol];
+  return {
+    push(frame) {
+      const id = spec.frameId?.(frame);
+      const data = JSON.stringify(frame);
+      return [id === undefined ? `data: ${data}\n\n` : formatSse({ id, data })];
+    },
+    end: () => (spec.terminator ? [`data: ${spec.terminator}\n\n`] : []),
+  };
+}
+
+/** Frames JSON lines: one JSON value per line. */
+export function jsonlFramer(): Machine<object, string> {
+  return { push: (frame) => [`${JSON.stringify(frame)}\n`], end: () => [] };
+}
+
+export interface ConverterOptions extends DecoderOptions, EncoderOptions {
+  from: Framework | 'auto';
+  to: Protocol;
+  /** Output framing: SSE (default) or JSON lines. */
+  format?: 'sse' | 'jsonl';
+}
+
+/**
+ * A fused synchronous converter: input bytes/text/objects in, output text out, one pass per chunk
+ * with no stream machinery in between (the fast path the CLI and the server use).
+ */
+export function createConverter(options: ConverterOptions): Machine<DecodeInput, string> {
+  const decoder = universal(createDecoder(options.from, options), options);
+  const framer = options.format === 'jsonl' ? jsonlFramer() : sseFramer(options.to);
+  return pipe(pipe(decoder, createEncoder(options.to, options)), framer);
+}
+
+/** Frames canonical events as SSE text of a protocol. */
+export function toSse(events: Source<CanonicalEvent>, protocol: Protocol, options: EncoderOptions = {}): AsyncGenerator<string> {
+  return run(events, pipe(createEncoder(protocol, options), sseFramer(protocol)));
+}
+
+export interface SseResponseInit extends EncoderOptions {
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A web `Response` streaming canonical events as SSE in a protocol, with that protocol's headers
+ * (for the AI SDK: `x-vercel-ai-ui-message-stream: v1`). Pulls from the source only as fast as the
+ * client reads, so a slow client never makes memory grow.
+ *
+ * @example
+ * return createSseResponse(decode(upstream.body, 'anthropic'), 'ai-sdk');
+ */
+export function createSseResponse(events: Source<CanonicalEvent>, protocol: Protocol, init: SseResponseInit = {}): Response {
+  const text = toSse(events, protocol, init);
+  const bytes = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await text.next();
+        if (next.done) controller.close();
+        else controller.enqueue(bytes.encode(next.value));
+      } catch (err) {
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await text.return(undefined);
+    },
+  });
+  return new Response(body, { status: init.status ?? 200, headers: { ...PROTOCOLS[protocol].headers, ...init.headers } });
+}

@@ -1,0 +1,183 @@
+/**
+ * Input framing: bytes or text in, one parsed JSON value per frame out, with where each came from.
+ * Recognises by itself whether the input is an SSE body (`event:` / `data:` lines, parsed by
+ * eventsource-parser) or JSON lines (one value per line). Never throws: unreadable input becomes an
+ * error frame that says where and what was expected.
+ */
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
+import type { Machine } from '../machine.ts';
+import type { Location } from '../model/events.ts';
+
+/** One framed input value, or a located problem. */
+export type Frame = { kind: 'value'; value: unknown; where: Location } | { kind: 'error'; code: string; message: string; where: Location };
+
+export interface FramingOptions {
+  /** Longest accepted line (JSON lines) or SSE event, in characters. Default 16 MiB. */
+  maxLineLength?: number;
+  /** Force an input format instead of recognising it from the first non-blank character. */
+  inputFormat?: 'sse' | 'jsonl';
+}
+
+export const DEFAULT_MAX_LINE_LENGTH = 16 * 1024 * 1024;
+
+/** The JSON values of an SSE or JSON-lines body, as a push-style machine over text or byte chunks. */
+export function createFramer(options: FramingOptions = {}): Machine<string | Uint8Array, Frame> {
+  const max = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+  const utf8 = new TextDecoder();
+  let inner: Machine<string, Frame> | undefined = options.inputFormat ? make(options.inputFormat) : undefined;
+  let head = '';
+
+  function make(format: 'sse' | 'jsonl'): Machine<string, Frame> {
+    return format === 'sse' ? sseFramer(max) : jsonlFramer(max);
+  }
+
+  function feed(text: string): Frame[] {
+    if (inner) return inner.push(text);
+    // Recognise the format from the first non-blank character: JSON starts with { or [.
+    head += text;
+    const first = head.search(/\S/);
+    if (first === -1) return [];
+    inner = make(head[first] === '{' || head[first] === '[' ? 'jsonl' : 'sse');
+    const all = head;
+    head = '';
+    return inner.push(all);
+  }
+
+  return {
+    push: (chunk) => feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true })),
+    end: () => {
+      const rest = utf8.decode();
+      const out = rest ? feed(rest) : [];
+      if (inner) for (const f of inner.end()) out.push(f);
+      return out;
+    },
+  };
+}
+
+function parseJson(text: string, where: Location): Frame {
+  try {
+    return { kind: 'value', value: JSON.parse(text), where };
+  } catch (err) {
+    const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+    return {
+      kind: 'error',
+      code: 'invalid_json',
+      message: `${describe(where)}: expected a JSON value, got ${JSON.stringify(preview)} (${(err as Error).message})`,
+      where: { ...where, expected: 'JSON' },
+    };
+  }
+}
+
+/** Human-readable position, e.g. `line 12` or `SSE event 4 (content_block_delta)`. */
+export function describe(where: Location): string {
+  const parts: string[] = [];
+  if (where.line !== undefined) parts.push(`line ${where.line}`);
+  if (where.event !== undefined) parts.push(`SSE event ${where.event}${where.sseEvent ? ` (${where.sseEvent})` : ''}`);
+  if (where.field !== undefined) parts.push(`field ${where.field}`);
+  return parts.join(', ') || 'input';
+}
+
+/** JSON lines: one value per line, blank lines skipped, CRLF accepted. */
+function jsonlFramer(max: number): Machine<string, Frame> {
+  let carry = '';
+  let line = 0;
+  let skipping = false; // inside an oversized line: drop until its newline
+  const out: Frame[] = [];
+
+  function takeLine(text: string): void {
+    line++;
+    if (skipping) {
+      skipping = false;
+      return;
+    }
+    const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (trimmed.length > max) {
+      out.push(oversized(line, trimmed.length, max));
+      return;
+    }
+    if (trimmed.trim() === '') return;
+    out.push(parseJson(trimmed, { line }));
+  }
+
+  return {
+    push(text) {
+      let start = 0;
+      let nl = text.indexOf('\n');
+      while (nl !== -1) {
+        if (carry) {
+          takeLine(carry + text.slice(start, nl));
+          carry = '';
+        } else takeLine(text.slice(start, nl));
+        start = nl + 1;
+        nl = text.indexOf('\n', start);
+      }
+      if (start < text.length) {
+        if (skipping) return drain();
+        carry += text.slice(start);
+        if (carry.length > max) {
+          out.push(oversized(line + 1, carry.length, max));
+          carry = '';
+          skipping = true;
+        }
+      }
+      return drain();
+    },
+    end() {
+      if (carry) {
+        takeLine(carry);
+        carry = '';
+      }
+      return drain();
+    },
+  };
+
+  function drain(): Frame[] {
+    return out.splice(0, out.length);
+  }
+}
+
+function oversized(line: number, length: number, max: number): Frame {
+  return {
+    kind: 'error',
+    code: 'line_too_long',
+    message: `line ${line}: longer than the limit of ${max} characters (at least ${length}); skipped`,
+    where: { line, expected: `at most ${max} characters` },
+  };
+}
+
+/** SSE bodies, parsed by eventsource-parser; each event's data is one JSON value; `[DONE]` is skipped. */
+function sseFramer(max: number): Machine<string, Frame> {
+  const out: Frame[] = [];
+  let index = 0;
+  const parser = createParser({
+    maxBufferSize: max,
+    onEvent(message: EventSourceMessage) {
+      index++;
+      if (message.data === '[DONE]') return;
+      const where: Location = message.event ? { event: index, sseEvent: message.event } : { event: index };
+      out.push(parseJson(message.data, where));
+    },
+    onError(error: ParseError) {
+      if (error.type === 'max-buffer-size-exceeded') {
+        out.push({
+          kind: 'error',
+          code: 'line_too_long',
+          message: `after SSE event ${index}: an event longer than the limit of ${max} characters; skipped`,
+          where: { event: index + 1, expected: `at most ${max} characters` },
+        });
+      }
+      // Unknown fields and invalid retry values are ignored, as browsers do.
+    },
+  });
+  return {
+    push(text) {
+      parser.feed(text);
+      return out.splice(0, out.length);
+    },
+    end() {
+      // An event without its closing blank line is still data the sender meant: keep it.
+      parser.feed('\n\n');
+      return out.splice(0, out.length);
+    },
+  };
+}

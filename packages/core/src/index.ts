@@ -1,0 +1,28 @@
+/**
+ * @switchboard/core — any agent framework in, one canonical lossless event model, any UI protocol out.
+ */
+
+export type { ConverterOptions, DecodeInput, SseResponseInit } from './api.ts';
+export { createConverter, createSseResponse, decode, encode, jsonlFramer, sseFramer, toSse } from './api.ts';
+export type { Frame, FramingOptions } from './codec/framing.ts';
+export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } from './codec/framing.ts';
+export type { SseMessage } from './codec/sse.ts';
+export { formatSse, formatSseComment } from './codec/sse.ts';
+export { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
+export { createClaudeAgentDecoder } from './inputs/claude.ts';
+export type { Decoder } from './inputs/decoder.ts';
+export { framed } from './inputs/decoder.ts';
+export type { Framework } from './inputs/index.ts';
+export { createDecoder, detectFramework, FRAMEWORKS, isFramework } from './inputs/index.ts';
+export type { Machine, Source } from './machine.ts';
+export { pipe, run, toTransformStream } from './machine.ts';
+export type { DecoderOptions } from './model/emitter.ts';
+export { Emitter } from './model/emitter.ts';
+export type * from './model/events.ts';
+export { CANONICAL_VERSION } from './model/version.ts';
+export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';
+export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
+export { createCanonicalEncoder } from './outputs/canonical.ts';
+export type { EncoderOptions, Protocol, ProtocolSpec } from './outputs/index.ts';
+export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
+export { BlockAssembler } from './transforms/blocks.ts';

@@ -1,0 +1,84 @@
+/**
+ * The decoder registry and framework recognition.
+ */
+import type { DecoderOptions } from '../model/emitter.ts';
+import type { CanonicalEvent, Location } from '../model/events.ts';
+import { createAnthropicDecoder } from './anthropic.ts';
+import { createClaudeAgentDecoder } from './claude.ts';
+import { type Decoder, isObject } from './decoder.ts';
+
+/** Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format. */
+export const FRAMEWORKS = {
+  anthropic: createAnthropicDecoder,
+  claude: createClaudeAgentDecoder,
+} as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
+
+export type Framework = keyof typeof FRAMEWORKS;
+
+const ANTHROPIC_TYPES = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+  'ping',
+]);
+
+/** Recognises the framework from one input value, or returns undefined when it cannot tell yet. */
+export function detectFramework(value: unknown): Framework | undefined {
+  if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  if (ANTHROPIC_TYPES.has(value.type)) return 'anthropic';
+  if (value.type === 'error' && isObject(value.error) && !('data' in value)) return 'anthropic';
+  if ('data' in value) return 'claude';
+  return undefined;
+}
+
+/** True when `name` is a framework with a decoder. */
+export function isFramework(name: string): name is Framework {
+  return Object.hasOwn(FRAMEWORKS, name);
+}
+
+/**
+ * Creates the decoder for a framework. With `auto`, the framework is recognised from the first
+ * values (held back until it is known; the first value decides when nothing does).
+ */
+export function createDecoder(framework: Framework | 'auto', options: DecoderOptions = {}): Decoder {
+  if (framework !== 'auto') {
+    const make = FRAMEWORKS[framework];
+    if (!make) throw new TypeError(`unknown framework "${framework}"; expected one of: auto, ${Object.keys(FRAMEWORKS).join(', ')}`);
+    return make(options);
+  }
+  let inner: Decoder | undefined;
+  const held: ({ value: unknown; where?: Location } | { fault: [string, string, Location] })[] = [];
+  const replay = (d: Decoder): CanonicalEvent[] => {
+    const out: CanonicalEvent[] = [];
+    for (const h of held) out.push(...('fault' in h ? d.fault(...h.fault) : d.push(h.value, h.where)));
+    held.length = 0;
+    return out;
+  };
+  return {
+    push(value, where) {
+      if (inner) return inner.push(value, where);
+      held.push({ value, where });
+      const found = detectFramework(value);
+      if (!found) return [];
+      inner = FRAMEWORKS[found](options);
+      return replay(inner);
+    },
+    fault(code, message, where) {
+      if (inner) return inner.fault(code, message, where);
+      held.push({ fault: [code, message, where] });
+      return [];
+    },
+    end() {
+      if (!inner) {
+        // Nothing recognisable: the agent format reports the input line by line.
+        inner = FRAMEWORKS.claude(options);
+        const out = replay(inner);
+        return [...out, ...inner.end()];
+      }
+      return inner.end();
+    },
+  };
+}

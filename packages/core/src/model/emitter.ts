@@ -1,0 +1,85 @@
+import type { CanonicalEvent, EventInit, EventOf } from './events.ts';
+import { CANONICAL_VERSION } from './version.ts';
+
+/** Options every decoder accepts. */
+export interface DecoderOptions {
+  /** Run id stamped on every event. Default: a random UUID. */
+  runId?: string;
+  /** Id of the assistant message the run produces. Default: the provider's message id, else the run id. */
+  messageId?: string;
+  /** Chat (thread) the run belongs to. */
+  chatId?: string;
+  /** Agent name, recorded on run-start. */
+  agent?: string;
+  /** Clock for `ts`; inject a fixed one for deterministic output. Default: `Date.now`. */
+  now?: () => number;
+  /** Longest accepted input line / SSE buffer, in characters. Default: 16 MiB. */
+  maxLineLength?: number;
+  /** Force the input format of text/byte input instead of recognising it. */
+  inputFormat?: 'sse' | 'jsonl';
+}
+
+export type RunStartInit = Partial<Omit<EventOf<'run-start'>, 'type' | 'runId' | 'seq' | 'ts' | 'version'>>;
+
+/**
+ * Stamps `runId`, `seq` and `ts` on the events a decoder builds, makes sure `run-start` comes first
+ * and nothing follows `run-finish`. Decoders collect into it and `take()` after each push.
+ */
+export class Emitter {
+  readonly runId: string;
+  private seq = 0;
+  private out: CanonicalEvent[] = [];
+  private readonly now: () => number;
+  started = false;
+  finished = false;
+
+  private readonly options: DecoderOptions;
+  private readonly provider: string;
+
+  constructor(options: DecoderOptions, provider: string) {
+    this.options = options;
+    this.provider = provider;
+    this.runId = options.runId ?? crypto.randomUUID();
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Emits run-start (once). Later calls are ignored. */
+  start(init: RunStartInit = {}): void {
+    if (this.started) return;
+    this.started = true;
+    const o = this.options;
+    const e: EventInit = {
+      type: 'run-start',
+      version: CANONICAL_VERSION,
+      ...init,
+      messageId: o.messageId ?? init.messageId ?? this.runId,
+      provider: init.provider ?? this.provider,
+    };
+    if (o.chatId !== undefined) e.chatId = o.chatId;
+    if (o.agent !== undefined) e.agent = o.agent;
+    this.stamp(e);
+  }
+
+  /** Emits one event, starting the run first if needed. Dropped once the run has finished. */
+  emit(e: EventInit): void {
+    if (this.finished) return;
+    if (!this.started) this.start();
+    if (e.type === 'run-finish' || e.type === 'run-abort') this.finished = true;
+    this.stamp(e);
+  }
+
+  private stamp(e: EventInit): void {
+    const ev = e as CanonicalEvent;
+    ev.runId = this.runId;
+    ev.seq = this.seq++;
+    ev.ts = this.now();
+    this.out.push(ev);
+  }
+
+  /** Returns the events emitted since the last call. */
+  take(): CanonicalEvent[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+}

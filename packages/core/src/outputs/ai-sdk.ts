@@ -1,0 +1,312 @@
+/**
+ * Encoder for the Vercel AI SDK UI message stream (what `useChat` / `readUIMessageStream` read).
+ * Canonical events in, `UIMessageChunk` objects out; `sse.ts` frames them.
+ *
+ * The reasoning variant (`thinking` / `processing`) travels in `providerMetadata[namespace].variant`
+ * on reasoning-start and reasoning-end (the client replaces a part's providerMetadata with the one on
+ * each chunk, so the end chunk repeats it next to the signature).
+ */
+
+import type { Machine } from '../machine.ts';
+import type { CanonicalEvent, Citation, Json, JsonObject, ProviderMetadata } from '../model/events.ts';
+
+/** One AI SDK UI message stream chunk (loose: the official schema accepts unknown keys). */
+export type AiSdkChunk = { type: string } & Record<string, unknown>;
+
+export interface AiSdkEncoderOptions {
+  /** providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000 clients. */
+  namespace?: string;
+  /** Send reasoning blocks (default true). */
+  sendReasoning?: boolean;
+  /** Send sources (default true). */
+  sendSources?: boolean;
+}
+
+interface AiSdkCitation {
+  source:
+    | { type: 'source'; sourceType: 'url'; id: string; url: string; title?: string }
+    | { type: 'source'; sourceType: 'document'; id: string; mediaType: string; title: string };
+  startIndex?: number;
+  endIndex?: number;
+  citedText?: string;
+}
+
+function toAiSdkCitation(c: Citation, id: string): AiSdkCitation {
+  const source: AiSdkCitation['source'] =
+    c.kind === 'url' && c.url !== undefined
+      ? { type: 'source', sourceType: 'url', id, url: c.url, ...(c.title !== undefined ? { title: c.title } : {}) }
+      : { type: 'source', sourceType: 'document', id, mediaType: 'text/plain', title: c.title ?? 'Document' };
+  const out: AiSdkCitation = { source };
+  if (c.startIndex !== undefined) out.startIndex = c.startIndex;
+  if (c.endIndex !== undefined) out.endIndex = c.endIndex;
+  if (c.citedText !== undefined) out.citedText = c.citedText;
+  return out;
+}
+
+/** Creates an AI SDK UI message stream encoder (push canonical events, get chunks). */
+export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<CanonicalEvent, AiSdkChunk> {
+  const ns = options.namespace ?? 'switchboard';
+  const sendReasoning = options.sendReasoning ?? true;
+  const sendSources = options.sendSources ?? true;
+  const openText = new Set<string>();
+  const reasoning = new Map<string, ProviderMetadata>();
+  const citations = new Map<string, AiSdkCitation[]>();
+  const tools = new Map<string, string>();
+  const sourceUrls = new Set<string>();
+  let step = false;
+  let started = false;
+  let ended = false;
+  let citationCount = 0;
+
+  const merge = (a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined => {
+    if (!a) return b;
+    if (!b) return a;
+    const out: ProviderMetadata = { ...a };
+    for (const k in b) out[k] = { ...a[k], ...b[k] };
+    return out;
+  };
+
+  function ensureStep(out: AiSdkChunk[]): void {
+    if (!started) {
+      started = true;
+      out.push({ type: 'start' });
+    }
+    if (!step) {
+      step = true;
+      out.push({ type: 'start-step' });
+    }
+  }
+
+  function ensureTool(out: AiSdkChunk[], toolCallId: string, toolName: string | undefined): void {
+    if (tools.has(toolCallId)) return;
+    // The client needs a tool part before an output; synthesise one for outputs of unseen calls.
+    tools.set(toolCallId, toolName ?? 'unknown');
+    out.push({ type: 'tool-input-available', toolCallId, toolName: toolName ?? 'unknown', input: {} });
+  }
+
+  function closeStep(out: AiSdkChunk[]): void {
+    if (!step) return;
+    for (const id of openText) out.push({ type: 'text-end', id });
+    openText.clear();
+    for (const [id, pm] of reasoning) out.push({ type: 'reasoning-end', id, providerMetadata: pm });
+    reasoning.clear();
+    step = false;
+    out.push({ type: 'finish-step' });
+  }
+
+  function encode(e: CanonicalEvent, out: AiSdkChunk[]): void {
+    switch (e.type) {
+      case 'run-start': {
+        started = true;
+        const c: AiSdkChunk = { type: 'start', messageId: e.messageId };
+        if (e.metadata) c.messageMetadata = e.metadata;
+        out.push(c);
+        return;
+      }
+      case 'step-start':
+        closeStep(out);
+        ensureStep(out);
+        return;
+      case 'step-finish':
+        closeStep(out);
+        return;
+      case 'text-start': {
+        ensureStep(out);
+        openText.add(e.blockId);
+        const c: AiSdkChunk = { type: 'text-start', id: e.blockId };
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'text-delta':
+        if (!openText.has(e.blockId)) encode({ ...e, type: 'text-start' }, out);
+        out.push({ type: 'text-delta', id: e.blockId, delta: e.delta });
+        return;
+      case 'citation': {
+        const list = citations.get(e.blockId) ?? [];
+        const cited = toAiSdkCitation(e.citation, `citation-${++citationCount}`);
+        list.push(cited);
+        citations.set(e.blockId, list);
+        if (sendSources && cited.source.sourceType === 'url' && !sourceUrls.has(cited.source.url)) {
+          sourceUrls.add(cited.source.url);
+          const s: AiSdkChunk = { type: 'source-url', sourceId: cited.source.id, url: cited.source.url };
+          if (cited.source.title !== undefined) s.title = cited.source.title;
+          out.push(s);
+        }
+        return;
+      }
+      case 'text-end': {
+        if (!openText.delete(e.blockId)) return;
+        const c: AiSdkChunk = { type: 'text-end', id: e.blockId };
+        const list = citations.get(e.blockId);
+        if (list) {
+          c.citations = list;
+          citations.delete(e.blockId);
+        }
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'reasoning-start': {
+        if (!sendReasoning) return;
+        ensureStep(out);
+        const pm = merge(e.providerMetadata, { [ns]: { variant: e.variant } }) as ProviderMetadata;
+        reasoning.set(e.blockId, pm);
+        out.push({ type: 'reasoning-start', id: e.blockId, providerMetadata: pm });
+        return;
+      }
+      case 'reasoning-delta':
+        if (!sendReasoning) return;
+        if (!reasoning.has(e.blockId)) encode({ ...e, type: 'reasoning-start', variant: 'thinking' }, out);
+        out.push({ type: 'reasoning-delta', id: e.blockId, delta: e.delta });
+        return;
+      case 'reasoning-end': {
+        const pm = reasoning.get(e.blockId);
+        if (!pm) return;
+        reasoning.delete(e.blockId);
+        out.push({ type: 'reasoning-end', id: e.blockId, providerMetadata: merge(pm, e.providerMetadata) });
+        return;
+      }
+      case 'tool-input-start': {
+        ensureStep(out);
+        tools.set(e.toolCallId, e.toolName);
+        const c: AiSdkChunk = { type: 'tool-input-start', toolCallId: e.toolCallId, toolName: e.toolName };
+        if (e.providerExecuted) c.providerExecuted = true;
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'tool-input-delta':
+        if (!tools.has(e.toolCallId)) return;
+        out.push({ type: 'tool-input-delta', toolCallId: e.toolCallId, inputTextDelta: e.delta });
+        return;
+      case 'tool-input-end': {
+        ensureStep(out);
+        tools.set(e.toolCallId, e.toolName);
+        const c: AiSdkChunk = e.inputError
+          ? { type: 'tool-input-error', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input, errorText: e.inputError }
+          : { type: 'tool-input-available', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input };
+        if (e.providerExecuted) c.providerExecuted = true;
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'tool-output': {
+        ensureStep(out);
+        ensureTool(out, e.toolCallId, e.toolName);
+        const c: AiSdkChunk = { type: 'tool-output-available', toolCallId: e.toolCallId, output: e.output };
+        if (e.providerExecuted) c.providerExecuted = true;
+        if (e.preliminary) c.preliminary = true;
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'tool-error': {
+        ensureStep(out);
+        ensureTool(out, e.toolCallId, e.toolName);
+        const c: AiSdkChunk = { type: 'tool-output-error', toolCallId: e.toolCallId, errorText: e.error };
+        if (e.providerExecuted) c.providerExecuted = true;
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'source': {
+        if (!sendSources) return;
+        if (e.kind === 'url' && e.url !== undefined) {
+          if (sourceUrls.has(e.url)) return;
+          sourceUrls.add(e.url);
+          const c: AiSdkChunk = { type: 'source-url', sourceId: e.sourceId, url: e.url };
+          if (e.title !== undefined) c.title = e.title;
+          if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+          out.push(c);
+        } else {
+          const c: AiSdkChunk = {
+            type: 'source-document',
+            sourceId: e.sourceId,
+            mediaType: e.mediaType ?? 'text/plain',
+            title: e.title ?? e.filename ?? 'Document',
+          };
+          if (e.filename !== undefined) c.filename = e.filename;
+          if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+          out.push(c);
+        }
+        return;
+      }
+      case 'file': {
+        const c: AiSdkChunk = { type: 'file', url: e.url, mediaType: e.mediaType };
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        return;
+      }
+      case 'todos':
+        out.push({ type: 'data-todos', id: 'todos', data: { change: e.change, todos: e.todos } });
+        return;
+      case 'usage': {
+        const data: JsonObject = { scope: e.scope, ...(e.usage as JsonObject) };
+        if (e.durationMs !== undefined) data.durationMs = e.durationMs;
+        out.push({ type: 'data-usage', data });
+        return;
+      }
+      case 'status':
+        out.push({
+          type: 'data-status',
+          data: { status: e.status, ...(e.message !== undefined ? { message: e.message } : {}) },
+          transient: true,
+        });
+        return;
+      case 'subagent-start':
+      case 'subagent-finish': {
+        const { type, runId: _r, seq: _s, ts: _t, ...data } = e;
+        out.push({ type: 'data-subagent', id: e.subagentId, data: { event: type, ...(data as JsonObject) } });
+        return;
+      }
+      case 'state-snapshot':
+        out.push({ type: 'data-state', id: 'state', data: e.state });
+        return;
+      case 'state-delta':
+        out.push({ type: 'data-state-delta', data: e.patch as Json, transient: true });
+        return;
+      case 'custom':
+        out.push({ type: 'data-custom', data: { name: e.name, value: e.value } });
+        return;
+      case 'error':
+        out.push({ type: 'error', errorText: e.message });
+        return;
+      case 'run-finish': {
+        closeStep(out);
+        if (e.usage) out.push({ type: 'data-usage', id: 'usage', data: { scope: 'total', ...(e.usage as JsonObject) } });
+        out.push({ type: 'finish', finishReason: e.finishReason });
+        ended = true;
+        return;
+      }
+      case 'run-abort':
+        out.push(e.reason !== undefined ? { type: 'abort', reason: e.reason } : { type: 'abort' });
+        ended = true;
+        return;
+      case 'raw':
+        // The UI message stream has no place for unmapped input; the canonical output keeps it.
+        return;
+    }
+  }
+
+  return {
+    push(e) {
+      if (ended) return [];
+      const out: AiSdkChunk[] = [];
+      encode(e, out);
+      return out;
+    },
+    end() {
+      return [];
+    },
+  };
+}
+
+/** Response headers of the UI message stream, as the official `createUIMessageStreamResponse` sets them. */
+export const AI_SDK_SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+};

@@ -1,0 +1,45 @@
+/**
+ * The encoder registry: for each UI protocol, its encoder and how its frames go over SSE.
+ */
+
+import type { Machine } from '../machine.ts';
+import type { CanonicalEvent } from '../model/events.ts';
+import { AI_SDK_SSE_HEADERS, type AiSdkEncoderOptions, createAiSdkEncoder } from './ai-sdk.ts';
+import { createCanonicalEncoder } from './canonical.ts';
+
+/** Options understood by the encoders (each takes what applies to it). */
+export type EncoderOptions = AiSdkEncoderOptions;
+
+/** How one protocol is encoded and framed. */
+export interface ProtocolSpec {
+  create(options?: EncoderOptions): Machine<CanonicalEvent, object>;
+  /** Response headers for its SSE transport. */
+  headers: Record<string, string>;
+  /** The SSE `id:` of a frame, when the protocol uses ids. */
+  frameId?: (frame: object) => string | undefined;
+  /** Data line written after the last frame (`[DONE]` for the AI SDK). */
+  terminator?: string;
+}
+
+export const PROTOCOLS = {
+  'ai-sdk': { create: createAiSdkEncoder, headers: AI_SDK_SSE_HEADERS, terminator: '[DONE]' },
+  canonical: {
+    create: createCanonicalEncoder,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+    frameId: (frame: object) => String((frame as CanonicalEvent).seq),
+  },
+} as const satisfies Record<string, ProtocolSpec>;
+
+export type Protocol = keyof typeof PROTOCOLS;
+
+/** True when `name` is a protocol with an encoder. */
+export function isProtocol(name: string): name is Protocol {
+  return Object.hasOwn(PROTOCOLS, name);
+}
+
+/** Creates the encoder of a protocol. */
+export function createEncoder(protocol: Protocol, options: EncoderOptions = {}): Machine<CanonicalEvent, object> {
+  const spec: ProtocolSpec | undefined = PROTOCOLS[protocol];
+  if (!spec) throw new TypeError(`unknown protocol "${protocol}"; expected one of: ${Object.keys(PROTOCOLS).join(', ')}`);
+  return spec.create(options);
+}
