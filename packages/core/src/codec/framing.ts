@@ -149,6 +149,9 @@ function oversized(line: number, length: number, max: number): Frame {
 function sseFramer(max: number): Machine<string, Frame> {
   const out: Frame[] = [];
   let index = 0;
+  let overflowed = false;
+  // After an oversized event the parser is reset and the rest of the offending line is dropped.
+  let skipToNewline = false;
   const parser = createParser({
     maxBufferSize: max,
     onEvent(message: EventSourceMessage) {
@@ -158,25 +161,39 @@ function sseFramer(max: number): Machine<string, Frame> {
       out.push(parseJson(message.data, where));
     },
     onError(error: ParseError) {
-      if (error.type === 'max-buffer-size-exceeded') {
-        out.push({
-          kind: 'error',
-          code: 'line_too_long',
-          message: `after SSE event ${index}: an event longer than the limit of ${max} characters; skipped`,
-          where: { event: index + 1, expected: `at most ${max} characters` },
-        });
-      }
-      // Unknown fields and invalid retry values are ignored, as browsers do.
+      if (error.type !== 'max-buffer-size-exceeded') return; // unknown fields / bad retry: ignored, as browsers do
+      overflowed = true;
+      index++;
+      out.push({
+        kind: 'error',
+        code: 'line_too_long',
+        message: `SSE event ${index}: longer than the limit of ${max} characters; skipped`,
+        where: { event: index, expected: `at most ${max} characters` },
+      });
     },
   });
+  function feed(text: string): void {
+    if (skipToNewline) {
+      const nl = text.indexOf('\n');
+      if (nl === -1) return;
+      skipToNewline = false;
+      text = text.slice(nl + 1);
+    }
+    parser.feed(text);
+    if (overflowed) {
+      overflowed = false;
+      parser.reset();
+      skipToNewline = true;
+    }
+  }
   return {
     push(text) {
-      parser.feed(text);
+      feed(text);
       return out.splice(0, out.length);
     },
     end() {
       // An event without its closing blank line is still data the sender meant: keep it.
-      parser.feed('\n\n');
+      if (!skipToNewline) feed('\n\n');
       return out.splice(0, out.length);
     },
   };

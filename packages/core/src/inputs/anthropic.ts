@@ -181,9 +181,15 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
     if (previous) closeBlock(index, previous);
     const id = `${s.id}:${index}`;
     const type = cb.type;
-    if (type === 'text') {
+    if (type === 'text' || type === 'compaction') {
       blocks.set(index, { kind: 'text', id });
-      out.emit({ type: 'text-start', blockId: id });
+      // A compaction summary is text the model wrote; the type travels along so it can be sent back.
+      out.emit(
+        type === 'text'
+          ? { type: 'text-start', blockId: id }
+          : { type: 'text-start', blockId: id, providerMetadata: { anthropic: { type } } },
+      );
+      if (typeof cb.content === 'string' && cb.content) out.emit({ type: 'text-delta', blockId: id, delta: cb.content });
       if (typeof cb.text === 'string' && cb.text) out.emit({ type: 'text-delta', blockId: id, delta: cb.text });
       if (Array.isArray(cb.citations))
         for (const c of cb.citations) if (isObject(c)) out.emit({ type: 'citation', blockId: id, citation: citationOf(c) });
@@ -219,6 +225,10 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
     } else if (typeof type === 'string' && (type.endsWith('_tool_result') || type === 'mcp_tool_result')) {
       toolResult(cb);
       blocks.set(index, { kind: 'unknown', id });
+    } else if (type === 'fallback') {
+      // The API switched models mid-request: worth showing, not content.
+      blocks.set(index, { kind: 'unknown', id });
+      out.emit({ type: 'custom', name: 'anthropic.fallback', value: rest(cb, ['type']) ?? {} });
     } else {
       blocks.set(index, { kind: 'unknown', id });
       out.emit({
@@ -324,6 +334,12 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
       case 'text_delta':
         if (b.kind === 'text' && typeof d.text === 'string') {
           if (d.text) out.emit({ type: 'text-delta', blockId: b.id, delta: d.text });
+          return;
+        }
+        break;
+      case 'compaction_delta':
+        if (b.kind === 'text' && (typeof d.content === 'string' || d.content === null)) {
+          if (d.content) out.emit({ type: 'text-delta', blockId: b.id, delta: d.content });
           return;
         }
         break;

@@ -1,0 +1,103 @@
+/**
+ * The AI SDK encoder against the official `ai` package: every stream we produce passes its chunk
+ * schema, and its `readUIMessageStream` assembles the message we expect — the same text, reasoning
+ * and tool calls as the official `@ai-sdk/anthropic` + `streamText` path assembles from the same bytes.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import type { UIMessage } from 'ai';
+import { createConverter } from '../packages/core/src/index.ts';
+import { assembleUIMessage, officialAnthropicMessage, parseAiSdkSse, summarizeMessage } from './support/ai-sdk-oracle.ts';
+
+const FIXTURES = new URL('../../shared/fixtures/', import.meta.url).pathname;
+
+function toAiSdk(input: string | Uint8Array, from: 'anthropic' | 'claude' | 'auto', namespace?: string): string {
+  const m = createConverter({ from, to: 'ai-sdk', runId: 'run', now: () => 0, ...(namespace ? { namespace } : {}) });
+  return [...m.push(input), ...m.end()].join('');
+}
+
+type Part = UIMessage['parts'][number];
+const variant = (p: Part, ns = 'switchboard') =>
+  (p as { providerMetadata?: Record<string, { variant?: string }> }).providerMetadata?.[ns]?.variant;
+
+describe('AI SDK encoder: Anthropic fixtures against the official path', () => {
+  for (const name of ['text-basic', 'thinking-text-tool-use', 'error-overloaded']) {
+    test(name, async () => {
+      const body = readFileSync(`${FIXTURES}anthropic/${name}.sse`, 'utf8');
+      const ours = toAiSdk(body, 'anthropic');
+      assert.ok(ours.endsWith('data: [DONE]\n\n'));
+      await parseAiSdkSse(ours); // throws on any chunk the official schema rejects
+      const message = await assembleUIMessage(ours);
+      const official = await officialAnthropicMessage(body);
+      assert.deepEqual(summarizeMessage(message), summarizeMessage(official));
+      for (const p of message.parts) if (p.type === 'reasoning') assert.equal(variant(p), 'thinking');
+    });
+  }
+
+  test('the thinking signature survives into the assembled reasoning part', async () => {
+    const body = readFileSync(`${FIXTURES}anthropic/thinking-text-tool-use.sse`, 'utf8');
+    const message = await assembleUIMessage(toAiSdk(body, 'anthropic'));
+    const reasoning = message.parts.find((p) => p.type === 'reasoning');
+    assert.deepEqual((reasoning as { providerMetadata?: unknown }).providerMetadata, {
+      switchboard: { variant: 'thinking' },
+      anthropic: { signature: 'EqQBCkYIBxgCKkBz1Xq5V9bY0xw3PjcTgR2h6u6pK1sQvE0Zr8' },
+    });
+  });
+
+  test('finish reasons match the official mapping', async () => {
+    const finish = (sse: string) => sse.match(/"type":"finish","finishReason":"([^"]+)"/)?.[1];
+    assert.equal(finish(toAiSdk(readFileSync(`${FIXTURES}anthropic/text-basic.sse`), 'anthropic')), 'stop');
+    assert.equal(finish(toAiSdk(readFileSync(`${FIXTURES}anthropic/thinking-text-tool-use.sse`), 'anthropic')), 'tool-calls');
+    assert.equal(finish(toAiSdk(readFileSync(`${FIXTURES}anthropic/error-overloaded.sse`), 'anthropic')), 'error');
+  });
+});
+
+describe('AI SDK encoder: the simplified agent format', () => {
+  const run = [
+    { type: 'start', data: {} },
+    { type: 'status', data: { message: 'Working' } },
+    { type: 'thinking', data: { content: 'Hmm.' } },
+    { type: 'todo_create', data: { items: ['a', 'b'] } },
+    { type: 'tool_use', data: { id: 't1', name: 'search', input: { q: 'x' } } },
+    { type: 'tool_result', data: { tool_use_id: 't1', content: { hits: 1 } } },
+    { type: 'tool_use', data: { id: 't2', name: 'fail', input: {} } },
+    { type: 'tool_result', data: { tool_use_id: 't2', content: 'nope', is_error: true } },
+    { type: 'text', data: { content: 'Done.' } },
+    { type: 'done', data: {} },
+  ]
+    .map((o) => JSON.stringify(o))
+    .join('\n');
+
+  test('assembles processing and thinking reasoning, tools with output and error, todos and text', async () => {
+    const sse = toAiSdk(run, 'claude');
+    await parseAiSdkSse(sse);
+    const m = await assembleUIMessage(sse);
+    const kinds = m.parts.map((p) => (p.type === 'reasoning' ? `reasoning:${variant(p)}` : p.type));
+    assert.deepEqual(kinds, ['step-start', 'reasoning:processing', 'reasoning:thinking', 'data-todos', 'tool-search', 'tool-fail', 'text']);
+    const search = m.parts.find((p) => p.type === 'tool-search') as { state: string; input: unknown; output: unknown };
+    assert.deepEqual([search.state, search.input, search.output], ['output-available', { q: 'x' }, { hits: 1 }]);
+    const fail = m.parts.find((p) => p.type === 'tool-fail') as { state: string; errorText: string };
+    assert.deepEqual([fail.state, fail.errorText], ['output-error', 'nope']);
+    for (const p of m.parts) if (p.type === 'reasoning' || p.type === 'text') assert.equal(p.state, 'done');
+  });
+
+  test('the variant namespace is configurable (mobox for seed 000 clients)', async () => {
+    const m = await assembleUIMessage(toAiSdk(run, 'claude', 'mobox'));
+    const reasoning = m.parts.filter((p) => p.type === 'reasoning');
+    assert.deepEqual(
+      reasoning.map((p) => variant(p, 'mobox')),
+      ['processing', 'thinking'],
+    );
+    assert.equal(variant(reasoning[0] as Part), undefined);
+  });
+
+  test('an agent that dies mid-text still gives a stream the official client accepts, with an error', async () => {
+    const sse = toAiSdk('{"type":"text","data":{"content":"par"}}\n{"type":"text","data":{"content":"tial"', 'claude');
+    await parseAiSdkSse(sse);
+    const m = await assembleUIMessage(sse);
+    assert.equal(summarizeMessage(m).text, 'par');
+    assert.match(sse, /"type":"error","errorText":"line 2: expected a JSON value/);
+    assert.match(sse, /"finishReason":"error"/);
+  });
+});
