@@ -88,7 +88,7 @@ describe('simplified Claude agent format', () => {
     );
     const finish = events.at(-1);
     assert.ok(finish?.type === 'run-finish' && finish.finishReason === 'stop');
-    assert.equal((finish.providerMetadata?.claude?.result as { session_id: string }).session_id, 's1', 'the result is kept whole');
+    assert.deepEqual(finish.providerMetadata?.claude?.result, AGENT_RUN[13]?.data, 'the result is kept whole');
   });
 
   test('TodoWrite tool calls become todo snapshots', () => {

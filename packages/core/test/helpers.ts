@@ -25,7 +25,9 @@ export function decodeChunks(
 export function decodeObjects(values: unknown[], framework: Framework | 'auto'): CanonicalEvent[] {
   const d = createDecoder(framework, { runId: 'run', now: () => 0 });
   const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => out.push(...d.push(v, { line: i + 1 })));
+  values.forEach((v, i) => {
+    out.push(...d.push(v, { line: i + 1 }));
+  });
   out.push(...d.end());
   return out;
 }
