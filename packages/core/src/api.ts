@@ -9,7 +9,7 @@ import { createDecoder, type Framework } from './inputs/index.ts';
 import { type Machine, pipe, run, type Source } from './machine.ts';
 import type { DecoderOptions } from './model/emitter.ts';
 import type { CanonicalEvent } from './model/events.ts';
-import { createEncoder, type EncoderOptions, PROTOCOLS, type Protocol, type ProtocolSpec } from './outputs/index.ts';
+import { createEncoder, type EncoderOptions, type FrameOf, PROTOCOLS, type Protocol, type ProtocolSpec } from './outputs/index.ts';
 
 /** What `decode` reads: bytes or text of an SSE / JSON-lines body, or already parsed event objects. */
 export type DecodeInput = Uint8Array | string | object;
@@ -53,7 +53,11 @@ export function decode(
  * @example
  * for await (const chunk of encode(decode(body, 'anthropic'), 'ai-sdk')) console.log(chunk);
  */
-export function encode(events: Source<CanonicalEvent>, protocol: Protocol, options: EncoderOptions = {}): AsyncGenerator<object> {
+export function encode<P extends Protocol>(
+  events: Source<CanonicalEvent>,
+  protocol: P,
+  options: EncoderOptions = {},
+): AsyncGenerator<FrameOf<P>> {
   return run(events, createEncoder(protocol, options));
 }
 
@@ -89,12 +93,12 @@ export interface ConverterOptions extends DecoderOptions, EncoderOptions {
 export function createConverter(options: ConverterOptions): Machine<DecodeInput, string> {
   const decoder = universal(createDecoder(options.from, options), options);
   const framer = options.format === 'jsonl' ? jsonlFramer() : sseFramer(options.to);
-  return pipe(pipe(decoder, createEncoder(options.to, options)), framer);
+  return pipe(pipe(decoder, createEncoder(options.to, options) as Machine<CanonicalEvent, object>), framer);
 }
 
 /** Frames canonical events as SSE text of a protocol. */
 export function toSse(events: Source<CanonicalEvent>, protocol: Protocol, options: EncoderOptions = {}): AsyncGenerator<string> {
-  return run(events, pipe(createEncoder(protocol, options), sseFramer(protocol)));
+  return run(events, pipe(createEncoder(protocol, options) as Machine<CanonicalEvent, object>, sseFramer(protocol)));
 }
 
 export interface SseResponseInit extends EncoderOptions {

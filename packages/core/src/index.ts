@@ -23,6 +23,6 @@ export { CANONICAL_VERSION } from './model/version.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';
-export type { EncoderOptions, Protocol, ProtocolSpec } from './outputs/index.ts';
+export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export { BlockAssembler } from './transforms/blocks.ts';

@@ -20,7 +20,7 @@ export const providerMetadataSchema = z
 
 /** Where in the input something happened: used by errors and raw events. */
 export const locationSchema = z
-  .object({
+  .strictObject({
     line: z.number().int().positive().optional().describe('1-based line of the input (JSON lines input).'),
     event: z.number().int().positive().optional().describe('1-based index of the SSE event in the input.'),
     sseEvent: z.string().optional().describe('The SSE `event:` name, when there was one.'),
@@ -34,7 +34,7 @@ export const finishReasonSchema = z
   .describe('Why a step or run ended (the AI SDK vocabulary; the provider value is kept in `rawFinishReason`).');
 
 export const usageSchema = z
-  .object({
+  .strictObject({
     inputTokens: z.number().optional().describe('All input tokens, cached ones included.'),
     outputTokens: z.number().optional(),
     totalTokens: z.number().optional(),
@@ -47,7 +47,7 @@ export const usageSchema = z
   .describe('Token usage; `raw` keeps the provider object so nothing is lost.');
 
 export const citationSchema = z
-  .object({
+  .strictObject({
     kind: z
       .enum(['url', 'document', 'location'])
       .describe('url: web source; document: a document source; location: char/page/block range.'),
@@ -61,14 +61,14 @@ export const citationSchema = z
   })
   .describe('A citation attached to a text block.');
 
-export const todoSchema = z.object({
+export const todoSchema = z.strictObject({
   id: z.string(),
   content: z.string(),
   status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']),
   activeForm: z.string().optional(),
 });
 
-export const jsonPatchOperationSchema = z.object({
+export const jsonPatchOperationSchema = z.strictObject({
   op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
   path: z.string(),
   from: z.string().optional(),
@@ -88,7 +88,7 @@ const pm = providerMetadataSchema.optional();
 function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S, description: string) {
   // extend (not spread) so that a field of `shape` replaces the envelope's field of the same name.
   return z
-    .object({ type: z.literal(type) })
+    .strictObject({ type: z.literal(type) })
     .extend(envelope)
     .extend(shape)
     .describe(description);
@@ -335,7 +335,7 @@ export const canonicalEventSchema = z.discriminatedUnion('type', [
 /** The JSON Schema of one canonical event (what `npm run schema` writes to disk). */
 export function canonicalJsonSchema(): Record<string, unknown> {
   return {
-    $id: 'https://switchboard.dev/schema/canonical-event.v1.json',
+    $id: 'urn:switchboard:canonical-event:v1',
     title: 'Switchboard canonical event',
     ...z.toJSONSchema(canonicalEventSchema, { target: 'draft-2020-12' }),
   };

@@ -4,7 +4,7 @@
 
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent } from '../model/events.ts';
-import { AI_SDK_SSE_HEADERS, type AiSdkEncoderOptions, createAiSdkEncoder } from './ai-sdk.ts';
+import { AI_SDK_SSE_HEADERS, type AiSdkChunk, type AiSdkEncoderOptions, createAiSdkEncoder } from './ai-sdk.ts';
 import { createCanonicalEncoder } from './canonical.ts';
 
 /** Options understood by the encoders (each takes what applies to it). */
@@ -32,14 +32,21 @@ export const PROTOCOLS = {
 
 export type Protocol = keyof typeof PROTOCOLS;
 
+/** The frame type each protocol's encoder produces. */
+export interface FrameTypes {
+  'ai-sdk': AiSdkChunk;
+  canonical: CanonicalEvent;
+}
+export type FrameOf<P extends Protocol> = FrameTypes[P];
+
 /** True when `name` is a protocol with an encoder. */
 export function isProtocol(name: string): name is Protocol {
   return Object.hasOwn(PROTOCOLS, name);
 }
 
 /** Creates the encoder of a protocol. */
-export function createEncoder(protocol: Protocol, options: EncoderOptions = {}): Machine<CanonicalEvent, object> {
+export function createEncoder<P extends Protocol>(protocol: P, options: EncoderOptions = {}): Machine<CanonicalEvent, FrameOf<P>> {
   const spec: ProtocolSpec | undefined = PROTOCOLS[protocol];
   if (!spec) throw new TypeError(`unknown protocol "${protocol}"; expected one of: ${Object.keys(PROTOCOLS).join(', ')}`);
-  return spec.create(options);
+  return spec.create(options) as Machine<CanonicalEvent, FrameOf<P>>;
 }
