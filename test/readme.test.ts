@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+const root = new URL('..', import.meta.url).pathname;
+
+test('the README library example is examples/library.ts, and it runs', () => {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const block = readme.match(/## Library\n\n```ts\n(.*?)```/s)?.[1];
+  assert.equal(block, readFileSync(`${root}examples/library.ts`, 'utf8'));
+  const out = execFileSync(process.execPath, [`${root}examples/library.ts`], { encoding: 'utf8' });
+  assert.match(out, /tool call: get_weather/);
+  assert.match(out, /I'll check the current weather for you\./);
+  assert.match(out, / v1 24 SSE events/);
+});
+
+test('README names the set-up and test commands, and .ci/run runs exactly npm test', () => {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  for (const cmd of ['npm install', 'npm start', 'npm test']) assert.ok(readme.includes(cmd), cmd);
+  const ci = readFileSync(`${root}.ci/run`, 'utf8');
+  assert.match(ci, /^npm ci$/m);
+  assert.match(ci, /^npm test$/m);
+});
