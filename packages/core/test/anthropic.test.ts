@@ -349,3 +349,21 @@ describe('Anthropic decoder: block kinds', () => {
     assert.equal(finish.usage?.inputTokens, 20);
   });
 });
+
+describe('Anthropic decoder: lossless', () => {
+  test('every field of every recorded Anthropic event is found in the canonical output', async () => {
+    const { missingLeaves } = await import('./lossless.ts');
+    const dir = `${FIXTURES}recorded/anthropic/`;
+    for (const file of readdirSync(dir)) {
+      const text = fixture(`recorded/anthropic/${file}`).toString();
+      const inputs = text.trimStart().startsWith('{')
+        ? text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+        : text.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+      const events = decodeChunks([text], 'anthropic');
+      // Structural: event / block / delta type names become event kinds, indexes become block ids, and
+      // a Messages stream always produces an assistant message.
+      const structural = (path: string) => /(^|\.)type$/.test(path) || /(^|\.)index$/.test(path) || path === 'message.role';
+      assert.deepEqual(missingLeaves(inputs, events, { ignore: structural }), [], file);
+    }
+  });
+});

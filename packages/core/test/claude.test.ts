@@ -174,3 +174,14 @@ describe('auto detection', () => {
     assert.equal(anthropic[0]?.type === 'run-start' && anthropic[0].provider, 'anthropic');
   });
 });
+
+describe('simplified Claude agent format: lossless', () => {
+  test('every field of the input is found in the canonical output', async () => {
+    const { missingLeaves } = await import('./lossless.ts');
+    const events = decodeObjects(AGENT_RUN, 'claude');
+    assert.deepEqual(
+      missingLeaves(AGENT_RUN, events, { ignore: (path) => path === 'type' }),
+      [],
+    );
+  });
+});

@@ -141,7 +141,8 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
     const model = typeof message?.model === 'string' ? message.model : undefined;
     if (!out.started) out.start({ messageId: id, ...(model ? { model } : {}) });
     step = { id, usage: isObject(message?.usage) ? { ...(message.usage as Record<string, Json>) } : {}, finishMeta: {} };
-    const meta = message ? rest(message, ['id', 'type', 'role', 'model', 'content', 'usage', 'stop_reason', 'stop_sequence']) : undefined;
+    // The usage at message_start is kept here: message_delta's cumulative usage may overwrite it.
+    const meta = message ? rest(message, ['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence']) : undefined;
     const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
     if (model) e.model = model;
     if (meta) e.providerMetadata = { anthropic: meta };
