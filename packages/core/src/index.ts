@@ -9,7 +9,8 @@ export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } f
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
 export { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
-export { createClaudeAgentDecoder } from './inputs/claude.ts';
+export type { AgentDialect } from './inputs/claude.ts';
+export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
 export type { Decoder } from './inputs/decoder.ts';
 export { framed } from './inputs/decoder.ts';
 export type { Framework } from './inputs/index.ts';

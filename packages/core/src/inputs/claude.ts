@@ -1,13 +1,23 @@
 /**
- * Decoder for the simplified agent format of seed 000: one `{"type": …, "data": {…}}` object per line,
- * as agents print it on stdout (start, status, text, thinking / think, tool_use, tool_result, todo_*,
- * subagent_spawn, result, error, done). Loose content goes through the shared block rules.
+ * Decoders for the agent JSON-lines format of seed 000: one `{"type": …, "data": {…}}` object per
+ * line, as agents print it on stdout. Two dialects share it:
+ * - `claude` (the simplified Claude agent format): start, status, text, thinking / think, tool_use,
+ *   tool_result, todo_*, subagent_spawn, result, error, done;
+ * - `deepagents`: the same plus tool_call_start, todos, subagent_start / subagent_complete,
+ *   search / search_result, usage / usage_total.
+ * Both dialects understand every event type; they differ only where seed 000 places subagent notes
+ * (claude: the processing block; deepagents: the thinking block). Loose content goes through the
+ * shared block rules.
  */
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, Todo } from '../model/events.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
+import { anthropicUsage } from './anthropic.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
+
+/** Which agent family wrote the lines. */
+export type AgentDialect = 'claude' | 'deepagents';
 
 const TODO_STATUS: Record<string, Todo['status']> = {
   pending: 'pending',
@@ -44,13 +54,25 @@ export function toTodos(items: unknown[], previous: Todo[] = []): Todo[] {
 
 /** Creates a decoder for seed 000's simplified `{"type","data"}` agent format (framework `claude`). */
 export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'claude');
+  return createAgentLinesDecoder(options, 'claude');
+}
+
+/** Creates a decoder for DeepAgents' `{"type","data"}` lines (framework `deepagents`). */
+export function createDeepAgentsDecoder(options: DecoderOptions = {}): Decoder {
+  return createAgentLinesDecoder(options, 'deepagents');
+}
+
+function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect): Decoder {
+  const out = new Emitter(options, dialect);
   const blocks = new BlockAssembler(out);
   const toolNames = new Map<string, string>();
   let todos: Todo[] = [];
   let failed = false;
   let result: JsonObject | undefined;
   let toolCount = 0;
+  /** Tool calls announced by tool_call_start whose input has not come yet. */
+  const pending = new Map<string, string>();
+  let lastSearch: string | undefined;
 
   function error(code: string, message: string, where?: Location, fatal = false): void {
     const e: EventInit = { type: 'error', code, message, fatal };
@@ -63,11 +85,20 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
     out.emit({ type: 'todos', change, todos });
   }
 
-  function toolUse(d: Record<string, unknown>): void {
+  function toolStart(d: Record<string, unknown>): void {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? `tool_${++toolCount}`;
     const toolName = str(d, 'name', 'tool', 'tool_name') ?? 'unknown';
-    let input = (d.input ?? d.arguments ?? d.args ?? {}) as Json;
+    pending.set(toolCallId, toolName);
+    toolNames.set(toolCallId, toolName);
+    out.emit({ type: 'tool-input-start', toolCallId, toolName });
+  }
+
+  function toolUse(d: Record<string, unknown>, defaults: { name?: string; input?: Json } = {}): string {
+    blocks.closeAll();
+    const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? `tool_${++toolCount}`;
+    const toolName = str(d, 'name', 'tool', 'tool_name') ?? pending.get(toolCallId) ?? defaults.name ?? 'unknown';
+    let input = (d.input ?? d.arguments ?? d.args ?? defaults.input ?? {}) as Json;
     if (typeof input === 'string') {
       try {
         input = JSON.parse(input);
@@ -76,17 +107,18 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
       }
     }
     toolNames.set(toolCallId, toolName);
-    out.emit({ type: 'tool-input-start', toolCallId, toolName });
+    if (!pending.delete(toolCallId)) out.emit({ type: 'tool-input-start', toolCallId, toolName });
     out.emit({ type: 'tool-input-end', toolCallId, toolName, input });
     // The Claude TodoWrite tool is the todo list: show it like DeepAgents' todos.
     if (toolName === 'TodoWrite' && isObject(input) && Array.isArray(input.todos)) setTodos('snapshot', toTodos(input.todos, todos));
+    return toolCallId;
   }
 
-  function toolResult(d: Record<string, unknown>): void {
+  function toolResult(d: Record<string, unknown>, fallbackId?: string, whole = false): void {
     blocks.closeAll();
-    const toolCallId = str(d, 'tool_use_id', 'id', 'tool_call_id') ?? `tool_${toolCount}`;
+    const toolCallId = str(d, 'tool_use_id', 'id', 'tool_call_id') ?? fallbackId ?? `tool_${toolCount}`;
     const toolName = toolNames.get(toolCallId) ?? str(d, 'name', 'tool');
-    const output = (d.content ?? d.output ?? d.result ?? null) as Json;
+    const output = (whole ? d : (d.content ?? d.output ?? d.result ?? null)) as Json;
     if (d.is_error === true || d.isError === true) {
       const e: EventInit = { type: 'tool-error', toolCallId, error: typeof output === 'string' ? output : JSON.stringify(output), output };
       if (toolName) e.toolName = toolName;
@@ -113,10 +145,26 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
     );
   }
 
+  function usage(d: Record<string, unknown>, scope: 'increment' | 'total'): void {
+    const e: EventInit = { type: 'usage', scope, usage: anthropicUsage(d) };
+    if (typeof d.cost_usd === 'number') e.usage.costUsd = d.cost_usd;
+    out.emit(e);
+  }
+
+  /** A subagent note: processing for Claude agents, thinking for DeepAgents (seed 000). */
+  function subagentNote(text: string): void {
+    if (dialect === 'deepagents') blocks.thinkingText(text, true);
+    else blocks.status(text);
+  }
+
   function finish(): void {
     blocks.closeAll();
+    for (const [toolCallId, toolName] of pending) {
+      out.emit({ type: 'tool-input-end', toolCallId, toolName, input: {}, inputError: "the agent never sent this tool call's input" });
+    }
+    pending.clear();
     const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : 'stop' };
-    if (result) e.providerMetadata = { claude: { result } };
+    if (result) e.providerMetadata = { [dialect]: { result } };
     out.emit(e);
   }
 
@@ -124,7 +172,7 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
     switch (type) {
       case 'start': {
         const model = str(d, 'model');
-        const meta = Object.keys(d).length ? { claude: d as JsonObject } : undefined;
+        const meta = Object.keys(d).length ? { [dialect]: d as JsonObject } : undefined;
         out.start({ ...(model ? { model } : {}), ...(meta ? { providerMetadata: meta } : {}) });
         return;
       }
@@ -135,14 +183,30 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
         return blocks.textDelta(str(d, 'content', 'text', 'delta') ?? '');
       case 'thinking':
         return blocks.thinkingText(str(d, 'content', 'thinking', 'text') ?? '');
-      case 'think':
-        return blocks.thinkingText(str(d, 'thought', 'content') ?? '', true);
+      case 'think': {
+        const thought = str(d, 'thought', 'content') ?? '';
+        const id = str(d, 'id');
+        return id === undefined ? blocks.thinkingText(thought, true) : blocks.thinkingEntry(thought, dialect, 'thinkIds', id);
+      }
+      case 'tool_call_start':
+        return toolStart(d);
       case 'tool_use':
       case 'tool_call':
-      case 'tool_call_start':
-        return toolUse(d);
+        toolUse(d);
+        return;
       case 'tool_result':
         return toolResult(d);
+      case 'search': {
+        const { id: _id, ...input } = d;
+        lastSearch = toolUse(d, { name: 'internet_search', input: input as Json });
+        return;
+      }
+      case 'search_result':
+        return toolResult(d, lastSearch, true);
+      case 'usage':
+        return usage(d, 'increment');
+      case 'usage_total':
+        return usage(d, 'total');
       case 'todos':
       case 'todo_create':
       case 'todo_update': {
@@ -170,7 +234,18 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
         const parent = str(d, 'tool_use_id', 'parent_tool_use_id');
         if (parent !== undefined) e.parentToolCallId = parent;
         out.emit(e);
-        return blocks.status(task ? `Subagent ${name}: ${task}` : `Subagent ${name} started`);
+        return subagentNote(task ? `Subagent ${name}: ${task}` : `Subagent ${name} started`);
+      }
+      case 'subagent_complete':
+      case 'subagent_end': {
+        const name = str(d, 'agent', 'name', 'subagent_type', 'subagent') ?? 'subagent';
+        const summary = str(d, 'summary', 'result', 'output');
+        const e: EventInit = { type: 'subagent-finish', subagentId: str(d, 'id', 'tool_use_id', 'subagent_id') ?? `subagent_${name}` };
+        if (summary !== undefined) e.result = summary;
+        const err = str(d, 'error');
+        if (err !== undefined) e.error = err;
+        out.emit(e);
+        return subagentNote(summary ? `Subagent ${name} finished: ${summary}` : `Subagent ${name} finished`);
       }
       case 'result': {
         result = d as JsonObject;
@@ -178,17 +253,7 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
         const cost = typeof d.total_cost_usd === 'number' ? d.total_cost_usd : typeof d.cost_usd === 'number' ? d.cost_usd : undefined;
         if (usage || cost !== undefined || typeof d.duration_ms === 'number') {
           const u: EventInit = { type: 'usage', scope: 'total', usage: {} };
-          if (usage) {
-            const n = (k: string) => (typeof usage[k] === 'number' ? (usage[k] as number) : undefined);
-            const input = n('input_tokens');
-            const output = n('output_tokens');
-            if (input !== undefined) u.usage.inputTokens = input;
-            if (output !== undefined) u.usage.outputTokens = output;
-            if (input !== undefined || output !== undefined) u.usage.totalTokens = (input ?? 0) + (output ?? 0);
-            if (n('cache_read_input_tokens') !== undefined) u.usage.cacheReadTokens = n('cache_read_input_tokens');
-            if (n('cache_creation_input_tokens') !== undefined) u.usage.cacheWriteTokens = n('cache_creation_input_tokens');
-            u.usage.raw = usage as Json;
-          }
+          if (usage) u.usage = anthropicUsage(usage);
           if (cost !== undefined) u.usage.costUsd = cost;
           if (typeof d.duration_ms === 'number') u.durationMs = d.duration_ms;
           out.emit(u);
@@ -205,7 +270,7 @@ export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder 
       case 'done':
         return finish();
       default: {
-        const e: EventInit = { type: 'raw', source: 'claude', event: raw as Json, reason: `unknown event type ${JSON.stringify(type)}` };
+        const e: EventInit = { type: 'raw', source: dialect, event: raw as Json, reason: `unknown event type ${JSON.stringify(type)}` };
         if (where) e.where = where;
         out.emit(e);
       }

@@ -4,13 +4,17 @@
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
-import { createClaudeAgentDecoder } from './claude.ts';
+import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { type Decoder, isObject } from './decoder.ts';
 
-/** Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format. */
+/**
+ * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
+ * `deepagents` its DeepAgents dialect; `auto` reads such lines as `claude` (it understands every type).
+ */
 export const FRAMEWORKS = {
   anthropic: createAnthropicDecoder,
   claude: createClaudeAgentDecoder,
+  deepagents: createDeepAgentsDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;

@@ -7,7 +7,7 @@
  * Every encoder therefore sees well-formed blocks and gets these rules for free.
  */
 import type { Emitter } from '../model/emitter.ts';
-import type { ReasoningVariant } from '../model/events.ts';
+import type { Json, ProviderMetadata, ReasoningVariant } from '../model/events.ts';
 
 export class BlockAssembler {
   private readonly out: Emitter;
@@ -18,6 +18,8 @@ export class BlockAssembler {
   private thinking: string | undefined;
   /** Whether the open reasoning block already has content (for separators between entries). */
   private hasContent = false;
+  /** providerMetadata collected for the open thinking block, sent on its reasoning-end. */
+  private thinkingMeta: ProviderMetadata | undefined;
 
   /** @param prefix Block ids are `${prefix}${n}`, unique within the run. */
   constructor(out: Emitter, prefix = 'b') {
@@ -56,6 +58,22 @@ export class BlockAssembler {
     this.closeText();
     this.closeProcessing();
     const id = this.thinking ?? this.open('thinking');
+    this.writeThinking(id, text, separate);
+  }
+
+  /**
+   * Thinking content with an id of the agent's own (a think-tool call id): the id is collected on the
+   * block and sent, under `providerMetadata[provider][key]` as a list, with its reasoning-end.
+   */
+  thinkingEntry(text: string, provider: string, key: string, value: Json): void {
+    this.thinkingText(text, true);
+    this.thinkingMeta ??= {};
+    const forProvider = (this.thinkingMeta[provider] ??= {});
+    const list = (forProvider[key] ??= []) as Json[];
+    list.push(value);
+  }
+
+  private writeThinking(id: string, text: string, separate: boolean): void {
     const delta = separate && this.hasContent ? `\n\n${text}` : text;
     if (delta) this.out.emit({ type: 'reasoning-delta', blockId: id, delta });
     this.hasContent ||= text.length > 0;
@@ -82,8 +100,12 @@ export class BlockAssembler {
 
   closeThinking(): void {
     if (this.thinking === undefined) return;
-    this.out.emit({ type: 'reasoning-end', blockId: this.thinking });
+    const meta = this.thinkingMeta;
+    this.out.emit(
+      meta ? { type: 'reasoning-end', blockId: this.thinking, providerMetadata: meta } : { type: 'reasoning-end', blockId: this.thinking },
+    );
     this.thinking = undefined;
+    this.thinkingMeta = undefined;
   }
 
   closeReasoning(): void {
