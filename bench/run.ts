@@ -1,0 +1,357 @@
+/**
+ * `npm run bench`: Switchboard against the official Vercel AI SDK path, from one run.
+ *
+ * 1. In process: a 20,000-text-delta Anthropic Messages SSE body → AI SDK UI message stream,
+ *    ns per text delta, median of N runs after one warm-up, every run's output checked.
+ * 2. Whole process: a 100,000-delta capture on disk converted by `switchboard convert` vs an
+ *    equivalent official script, wall clock, median of 3.
+ *
+ * Options: --runs N (default 5), --quick (small sizes, seconds), --deltas N, --process-deltas N,
+ * --process-runs N (default 3), --skip-process.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
+import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
+import { firstDifference, parseUiSse, type StreamSummary, summarize, summarizeOutput } from './verify.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    deltas: { type: 'string' },
+    'process-deltas': { type: 'string' },
+    'process-runs': { type: 'string' },
+    'skip-process': { type: 'boolean', default: false },
+  },
+});
+
+function intArg(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+const quick = args.quick ?? false;
+const RUNS = intArg(args.runs, quick ? 2 : 5, 'runs');
+const DELTAS = intArg(args.deltas, quick ? 2_000 : 20_000, 'deltas');
+const PROCESS_DELTAS = intArg(args['process-deltas'], quick ? 10_000 : 100_000, 'process-deltas');
+const PROCESS_RUNS = intArg(args['process-runs'], quick ? 1 : 3, 'process-runs');
+
+// A full GC before every timed run, so one contender's garbage is not collected on another's clock.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const fixed = (n: number, d = 1) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+const ratio = (n: number) => `${n >= 10 ? fixed(n, 1) : fixed(n, 2)}x`;
+
+/** Plain-text table: first column left-aligned, the others right-aligned. */
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')}`;
+  return [line(head), `  ${widths.map((w) => '-'.repeat(w)).join('   ')}`, ...rows.map(line)].join('\n');
+}
+
+function fail(message: string): never {
+  process.stderr.write(`\nBENCHMARK FAILED: ${message}\n`);
+  process.exit(1);
+}
+
+/** Our output and every official output must say the same thing as the fixture. */
+function check(label: string, s: StreamSummary, f: AnthropicFixture, full: boolean): void {
+  if (s.text !== f.text) fail(`${label}: concatenated text differs from the input's (${firstDifference(s.text, f.text)})`);
+  if (s.textDeltas !== f.textDeltas.length) fail(`${label}: ${s.textDeltas} text deltas, expected ${f.textDeltas.length}`);
+  if (!full) return;
+  if (s.reasoning !== f.reasoning) fail(`${label}: reasoning differs (${firstDifference(s.reasoning, f.reasoning)})`);
+  if (!s.finished) fail(`${label}: no finish chunk`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. In process
+// ---------------------------------------------------------------------------------------------
+
+interface InProcessResult {
+  key: string;
+  name: string;
+  nsPerDelta: number;
+  msPerRun: number;
+  runsMs: number[];
+  outBytes: number;
+  chunks: number;
+}
+
+async function inProcess(): Promise<{ fixture: AnthropicFixture; results: InProcessResult[] }> {
+  const f = anthropicFixture({ textDeltas: DELTAS });
+  const contenders: Contender[] = [ours(f), officialMockObjects(f), officialMockResponse(f), officialAnthropic(f), floor(f)];
+  const times = new Map<string, number[]>(contenders.map((c) => [c.key, []]));
+  const info = new Map<string, { bytes: number; chunks: number }>();
+
+  console.log(
+    `1) In process: Anthropic Messages SSE → AI SDK UI message stream SSE\n` +
+      `   input: ${int(f.textDeltas.length)} text deltas (+${f.thinkingDeltas.length} thinking deltas), ` +
+      `${fixed(f.bytes.byteLength / 1e6, 2)} MB, fed in 64 KiB chunks; ` +
+      `1 warm-up + median of ${RUNS} runs each, runs interleaved, full GC before each\n`,
+  );
+
+  const once = async (c: Contender, round: string): Promise<number> => {
+    gc();
+    const t0 = process.hrtime.bigint();
+    const out = await c.run();
+    const ns = Number(process.hrtime.bigint() - t0);
+    // Checked outside the timed region, on every run.
+    const s = summarizeOutput(out.output);
+    check(`${c.name} (${round})`, s, f, c.key !== 'floor');
+    info.set(c.key, { bytes: out.bytes, chunks: s.chunks });
+    return ns;
+  };
+
+  for (const c of contenders) await once(c, 'warm-up');
+  for (let r = 0; r < RUNS; r++) {
+    // Rotate the order so that no contender always runs right after the same other one.
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[(i + r) % contenders.length];
+      times.get(c.key)?.push(await once(c, `run ${r + 1}`));
+    }
+  }
+
+  const results = contenders.map((c) => {
+    const runs = times.get(c.key) ?? [];
+    const ns = median(runs);
+    const meta = info.get(c.key) ?? { bytes: 0, chunks: 0 };
+    return {
+      key: c.key,
+      name: c.name,
+      nsPerDelta: ns / f.textDeltas.length,
+      msPerRun: ns / 1e6,
+      runsMs: runs.map((x) => Math.round(x / 1e4) / 100),
+      outBytes: meta.bytes,
+      chunks: meta.chunks,
+    };
+  });
+  const base = results[0].nsPerDelta;
+  console.log(
+    table(
+      ['contender', 'ns/delta', 'ms/run', 'min–max ms', 'out bytes', 'UI chunks', 'vs ours'],
+      results.map((r) => [
+        r.name,
+        int(r.nsPerDelta),
+        fixed(r.msPerRun),
+        `${fixed(Math.min(...r.runsMs))}–${fixed(Math.max(...r.runsMs))}`,
+        r.outBytes ? int(r.outBytes) : '(objects)',
+        int(r.chunks),
+        ratio(r.nsPerDelta / base),
+      ]),
+    ),
+  );
+  console.log(
+    `\n  text check: all outputs carry the same ${int(f.text.length)} characters of text in ${int(f.textDeltas.length)} deltas ` +
+      `(and the same reasoning) on every run.`,
+  );
+  return { fixture: f, results };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Whole process
+// ---------------------------------------------------------------------------------------------
+
+const NODE = join(ROOT, 'node_modules/.bin/node');
+
+interface Command {
+  label: string;
+  args: string[];
+  note?: string;
+}
+
+/** The real CLI when it is there (run with the pinned Node, not its shebang's), else the fallback script. */
+function oursCommand(file: string): Command {
+  const convert = ['convert', '--from', 'anthropic', '--to', 'ai-sdk', file];
+  for (const candidate of [join(ROOT, 'node_modules/.bin/switchboard'), join(ROOT, 'packages/server/bin/switchboard.js')]) {
+    if (existsSync(candidate))
+      return { label: 'ours: switchboard convert --from anthropic --to ai-sdk', args: [realpathSync(candidate), ...convert] };
+  }
+  return {
+    label: 'ours: bench/ours-convert.ts (createConverter)',
+    args: [join(ROOT, 'bench/ours-convert.ts'), file],
+    note: 'the switchboard CLI (packages/server/bin/switchboard.js) does not exist yet: used the bench/ours-convert.ts fallback',
+  };
+}
+
+/** Spawns the pinned Node; resolves with wall ns and stdout (when captured). Fails loudly on a non-zero exit. */
+function spawnTimed(args: string[], capture: boolean): Promise<{ ns: number; stdout: string }> {
+  return new Promise((done) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(NODE, args, { cwd: ROOT, stdio: ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => fail(`could not spawn ${NODE}: ${e.message}`));
+    child.on('close', (code, signal) => {
+      const ns = Number(process.hrtime.bigint() - t0);
+      if (code !== 0) fail(`${args.join(' ')} exited with ${code ?? signal}\n${Buffer.concat(err).toString()}`);
+      done({ ns, stdout: Buffer.concat(out).toString('utf8') });
+    });
+  });
+}
+
+interface ProcessResult {
+  key: string;
+  name: string;
+  wallMs: number;
+  runsMs: number[];
+  outBytes: number;
+}
+
+async function wholeProcess(): Promise<{ results: ProcessResult[]; note?: string; inputBytes: number }> {
+  const f = anthropicFixture({ textDeltas: PROCESS_DELTAS, seed: 2 });
+  const dir = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
+  const file = join(dir, `anthropic-${PROCESS_DELTAS}.sse`);
+  await writeFile(file, f.bytes);
+  try {
+    const oursCmd = oursCommand(file);
+    const commands: (Command & { key: string })[] = [
+      { key: 'ours_process', ...oursCmd },
+      {
+        key: 'official_process',
+        label: 'official: bench/official-convert.ts (@ai-sdk/anthropic + streamText)',
+        args: [join(ROOT, 'bench/official-convert.ts'), file],
+      },
+      { key: 'node_startup', label: 'reference: node -e "" (process start-up only)', args: ['-e', ''] },
+    ];
+    console.log(
+      `\n2) Whole process: ${int(PROCESS_DELTAS)}-delta Anthropic capture (${fixed(f.bytes.byteLength / 1e6, 2)} MB file in ${tmpdir()}) → stdout\n` +
+        `   spawned with ${NODE} (${process.version}); wall clock, 1 warm-up (output checked) + median of ${PROCESS_RUNS}, stdout to /dev/null\n`,
+    );
+    if (oursCmd.note) console.log(`   NOTE: ${oursCmd.note}\n`);
+
+    const bytes = new Map<string, number>();
+    const summaries = new Map<string, StreamSummary>();
+    for (const c of commands) {
+      const { stdout } = await spawnTimed(c.args, true);
+      if (c.key === 'node_startup') continue;
+      const s = summarize(parseUiSse(stdout));
+      check(`${c.label} (warm-up)`, s, f, true);
+      summaries.set(c.key, s);
+      bytes.set(c.key, Buffer.byteLength(stdout));
+    }
+    const a = summaries.get('ours_process');
+    const b = summaries.get('official_process');
+    if (a && b && a.text !== b.text) fail(`whole process: ours and official text differ (${firstDifference(a.text, b.text)})`);
+
+    const times = new Map<string, number[]>(commands.map((c) => [c.key, []]));
+    for (let r = 0; r < PROCESS_RUNS; r++) {
+      for (let i = 0; i < commands.length; i++) {
+        const c = commands[(i + r) % commands.length];
+        times.get(c.key)?.push((await spawnTimed(c.args, false)).ns);
+      }
+    }
+    const results = commands.map((c) => {
+      const runs = times.get(c.key) ?? [];
+      return {
+        key: c.key,
+        name: c.label,
+        wallMs: median(runs) / 1e6,
+        runsMs: runs.map((x) => Math.round(x / 1e4) / 100),
+        outBytes: bytes.get(c.key) ?? 0,
+      };
+    });
+    const base = results[0].wallMs;
+    console.log(
+      table(
+        ['command', 'wall ms', 'min–max ms', 'out bytes', 'vs ours'],
+        results.map((r) => [
+          r.name,
+          fixed(r.wallMs),
+          `${fixed(Math.min(...r.runsMs))}–${fixed(Math.max(...r.runsMs))}`,
+          r.outBytes ? int(r.outBytes) : '-',
+          ratio(r.wallMs / base),
+        ]),
+      ),
+    );
+    return { results, note: oursCmd.note, inputBytes: f.bytes.byteLength };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------
+
+const cpu = cpus();
+console.log(
+  `Switchboard benchmark — node ${process.version}, ${process.platform} ${process.arch}, ${cpu.length} CPU(s) (${cpu[0]?.model.trim() ?? '?'})` +
+    `${quick ? ' — QUICK MODE (small sizes, not for quoting)' : ''}\n`,
+);
+
+const one = await inProcess();
+const byKey = new Map(one.results.map((r) => [r.key, r]));
+const ns = (k: string) => byKey.get(k)?.nsPerDelta ?? Number.NaN;
+const summary = {
+  oursVsOfficialMockResponse: ns('official_mock_response') / ns('ours'),
+  oursVsOfficialAnthropic: ns('official_anthropic') / ns('ours'),
+  floorVsOfficialAnthropic: ns('official_anthropic') / ns('floor'),
+  oursVsFloor: ns('ours') / ns('floor'),
+};
+console.log(
+  `\n  ours is ${ratio(summary.oursVsOfficialMockResponse)} faster than official (b2) and ${ratio(summary.oursVsOfficialAnthropic)} faster than official (c); ` +
+    `target ≥ 5x: ${summary.oursVsOfficialMockResponse >= 5 && summary.oursVsOfficialAnthropic >= 5 ? 'met' : 'NOT MET'}\n` +
+    `  the floor is ${ratio(summary.floorVsOfficialAnthropic)} below official (c); ours costs ${ratio(summary.oursVsFloor)} the floor`,
+);
+
+const two = args['skip-process'] ? undefined : await wholeProcess();
+let processRatio: number | undefined;
+if (two) {
+  const [a, b] = two.results;
+  processRatio = b.wallMs / a.wallMs;
+  console.log(`\n  whole process: ours is ${ratio(processRatio)} faster than official (wall clock, including Node start-up)`);
+}
+
+const json = {
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  cpus: cpu.length,
+  cpuModel: cpu[0]?.model.trim(),
+  quick,
+  inProcess: {
+    textDeltas: DELTAS,
+    inputBytes: one.fixture.bytes.byteLength,
+    runs: RUNS,
+    results: one.results,
+    ...summary,
+  },
+  ...(two
+    ? {
+        wholeProcess: {
+          textDeltas: PROCESS_DELTAS,
+          inputBytes: two.inputBytes,
+          runs: PROCESS_RUNS,
+          results: two.results,
+          oursVsOfficial: processRatio,
+          ...(two.note ? { note: two.note } : {}),
+        },
+      }
+    : {}),
+};
+console.log(`\nBENCH_JSON ${JSON.stringify(json)}`);
