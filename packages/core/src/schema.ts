@@ -5,3 +5,5 @@
 export * from './model/schema.ts';
 export type { ValidationIssue, ValidationResult } from './model/validate.ts';
 export { validate } from './model/validate.ts';
+export type { AiSdkChunkType } from './outputs/ai-sdk-schema.ts';
+export { AI_SDK_CHUNK_SCHEMAS, AI_SDK_DONE, aiSdkChunkSchema, aiSdkDataChunkSchema, validateAiSdkChunks } from './outputs/ai-sdk-schema.ts';

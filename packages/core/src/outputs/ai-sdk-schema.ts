@@ -16,6 +16,16 @@ const json = z.json();
 const providerMetadata = z.record(z.string(), z.record(z.string(), json)).optional();
 const toolMetadata = z.record(z.string(), json).optional();
 
+/**
+ * A key whose value may be anything (null included) but which must be there: `z.unknown()` alone
+ * would report a missing key as "expected nonoptional", so `present` checks for it instead.
+ */
+const anyValue = z.unknown().optional();
+
+function present(key: string): [(value: Record<string, unknown>) => boolean, { path: string[]; message: string }] {
+  return [(value) => key in value, { path: [key], message: `expected the key "${key}" (any value)` }];
+}
+
 const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
 
 const citationSource = z.union([
@@ -79,7 +89,7 @@ const steeringPart = z.union([
 
 /** One loose object schema per chunk type (every member accepts unknown keys, as the official schema does). */
 export const AI_SDK_CHUNK_SCHEMAS = {
-  start: z.looseObject({ type: z.literal('start'), messageId: z.string().optional(), messageMetadata: z.unknown().optional() }),
+  start: z.looseObject({ type: z.literal('start'), messageId: z.string().optional(), messageMetadata: anyValue }),
   'start-step': z.looseObject({ type: z.literal('start-step') }),
   'finish-step': z.looseObject({ type: z.literal('finish-step') }),
   'reset-step': z.looseObject({ type: z.literal('reset-step') }),
@@ -95,14 +105,20 @@ export const AI_SDK_CHUNK_SCHEMAS = {
     inputEncoding: z.enum(['json', 'text']).optional(),
   }),
   'tool-input-delta': z.looseObject({ type: z.literal('tool-input-delta'), toolCallId: z.string(), inputTextDelta: z.string() }),
-  'tool-input-available': z.looseObject({ type: z.literal('tool-input-available'), ...toolCall, input: z.unknown() }),
-  'tool-input-error': z.looseObject({ type: z.literal('tool-input-error'), ...toolCall, input: z.unknown(), errorText: z.string() }),
-  'tool-output-available': z.looseObject({
-    type: z.literal('tool-output-available'),
-    ...toolResult,
-    output: z.unknown(),
-    preliminary: z.boolean().optional(),
-  }),
+  'tool-input-available': z
+    .looseObject({ type: z.literal('tool-input-available'), ...toolCall, input: anyValue })
+    .refine(...present('input')),
+  'tool-input-error': z
+    .looseObject({ type: z.literal('tool-input-error'), ...toolCall, input: anyValue, errorText: z.string() })
+    .refine(...present('input')),
+  'tool-output-available': z
+    .looseObject({
+      type: z.literal('tool-output-available'),
+      ...toolResult,
+      output: anyValue,
+      preliminary: z.boolean().optional(),
+    })
+    .refine(...present('output')),
   'tool-output-error': z.looseObject({ type: z.literal('tool-output-error'), ...toolResult, errorText: z.string() }),
   'tool-output-denied': z.looseObject({ type: z.literal('tool-output-denied'), toolCallId: z.string() }),
   'tool-approval-request': z.looseObject({
@@ -143,9 +159,11 @@ export const AI_SDK_CHUNK_SCHEMAS = {
   // The TS type says `${string}.${string}`, but the runtime schema accepts any string.
   custom: z.looseObject({ type: z.literal('custom'), kind: z.string(), providerMetadata }),
   'steering-message': z.looseObject({ type: z.literal('steering-message'), id: z.string(), parts: z.array(steeringPart) }),
-  'message-metadata': z.looseObject({ type: z.literal('message-metadata'), messageMetadata: z.unknown() }),
+  'message-metadata': z
+    .looseObject({ type: z.literal('message-metadata'), messageMetadata: anyValue })
+    .refine(...present('messageMetadata')),
   error: z.looseObject({ type: z.literal('error'), errorText: z.string() }),
-  finish: z.looseObject({ type: z.literal('finish'), finishReason: finishReason.optional(), messageMetadata: z.unknown().optional() }),
+  finish: z.looseObject({ type: z.literal('finish'), finishReason: finishReason.optional(), messageMetadata: anyValue }),
   abort: z.looseObject({ type: z.literal('abort'), reason: z.string().optional() }),
 } as const;
 
@@ -153,12 +171,15 @@ export const AI_SDK_CHUNK_SCHEMAS = {
 export type AiSdkChunkType = keyof typeof AI_SDK_CHUNK_SCHEMAS;
 
 /** `data-<name>` chunks: application data; the `data` key must be present (its value may be anything). */
-export const aiSdkDataChunkSchema = z.looseObject({
-  type: z.string().refine((t) => t.startsWith('data-') && t.length > 5, { message: 'expected a type of the form "data-<name>"' }),
-  id: z.string().optional(),
-  data: z.unknown(),
-  transient: z.boolean().optional(),
-});
+export const aiSdkDataChunkSchema = z
+  .looseObject({
+    // abort: in the union, a chunk that is not data-* then reports the issues of its own type.
+    type: z.string().refine((t) => t.startsWith('data-'), { message: 'expected a type of the form "data-<name>"', abort: true }),
+    id: z.string().optional(),
+    data: anyValue,
+    transient: z.boolean().optional(),
+  })
+  .refine(...present('data'));
 
 const fixedChunkSchema = z.discriminatedUnion(
   'type',
@@ -168,7 +189,10 @@ const fixedChunkSchema = z.discriminatedUnion(
   ],
 );
 
-/** Any one UI message stream chunk (the `UIMessageChunk` union). */
+/**
+ * Any one UI message stream chunk (the `UIMessageChunk` union). As a union its failures are often
+ * just "Invalid input"; {@link validateAiSdkChunks} checks each chunk against its own type instead.
+ */
 export const aiSdkChunkSchema = z.union([fixedChunkSchema, aiSdkDataChunkSchema]);
 
 function pathOf(path: readonly PropertyKey[]): string {

@@ -1,0 +1,136 @@
+/**
+ * The CLI's command table: flags, help text and the module that runs each command. Imports nothing
+ * heavy, so `--help` and usage errors answer without loading the core or zod.
+ */
+
+/** One flag of a command, in `node:util` `parseArgs` terms plus what the help shows. */
+export interface FlagSpec {
+  /** Long name, without the dashes. */
+  name: string;
+  short?: string;
+  /** Placeholder of the value; absent for boolean flags. */
+  value?: string;
+  /** Accepted values (checked after parsing). */
+  choices?: readonly string[];
+  default?: string;
+  required?: boolean;
+  help: string;
+}
+
+/** What a command module exports. */
+export interface CommandModule {
+  /** Runs the command with its parsed flags and positionals; resolves to the exit code. */
+  run(flags: Record<string, string | undefined>, positionals: string[]): Promise<number>;
+}
+
+/** One command. */
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  /** Usage line after `switchboard <name>`. */
+  synopsis: string;
+  /** Extra help paragraphs. */
+  details: string;
+  flags: FlagSpec[];
+  /** Most positionals accepted. */
+  maxPositionals: number;
+  /** Loaded only when the command runs. */
+  load(): Promise<CommandModule>;
+}
+
+const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', help: 'Show this help.' };
+
+/** Every command, by name. */
+export const COMMANDS: Record<string, CommandSpec> = {
+  convert: {
+    name: 'convert',
+    summary: "Convert an agent framework's stream into a UI protocol.",
+    synopsis: 'convert [--from <framework>] [--to <protocol>] [options] [file|-]',
+    details: [
+      'Reads an SSE body or JSON lines (recognised by itself) from the file, or stdin when the file is',
+      'omitted or "-", and writes the converted stream to stdout (or -o). ai-sdk output is the SSE body',
+      'the official AI SDK server sends, ending with "data: [DONE]"; canonical output is one JSON event',
+      'per line (or SSE with id: = seq). Errors found in the input are part of the output; a one-line',
+      'summary of them goes to stderr and the exit code stays 0. Exit 1 on I/O errors, 2 on usage errors.',
+    ].join('\n'),
+    flags: [
+      { name: 'from', short: 'f', value: 'framework', choices: ['anthropic', 'claude', 'auto'], default: 'auto', help: 'Input framework.' },
+      { name: 'to', short: 't', value: 'protocol', choices: ['ai-sdk', 'canonical'], default: 'ai-sdk', help: 'Output protocol.' },
+      {
+        name: 'format',
+        value: 'format',
+        choices: ['sse', 'jsonl'],
+        default: 'sse for ai-sdk, jsonl for canonical',
+        help: 'Output framing.',
+      },
+      { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
+      {
+        name: 'namespace',
+        value: 'ns',
+        default: 'switchboard',
+        help: 'providerMetadata key of the reasoning variant (ai-sdk output).',
+      },
+      { name: 'run-id', value: 'id', help: 'Run id of the canonical events (default: a random UUID).' },
+      { name: 'message-id', value: 'id', help: "Assistant message id (default: the provider's message id)." },
+      HELP_FLAG,
+    ],
+    maxPositionals: 1,
+    load: () => import('./convert.ts'),
+  },
+  validate: {
+    name: 'validate',
+    summary: 'Check a stream against a protocol.',
+    synopsis: 'validate --protocol <protocol> [file|-]',
+    details: [
+      'canonical: JSON lines (or SSE) of canonical events, checked against the canonical schema and the',
+      'run rules. ai-sdk: an AI SDK UI message stream SSE body, checked against the chunk schema and the',
+      'assembly rules of the official client; data: [DONE] only at the end.',
+      'Prints "ok (N events)" and exits 0, or one line per issue "event <index> (<where>) <path>: <message>"',
+      '(index 0-based; where = input line or SSE event number) and exits 1.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'protocol',
+        short: 'p',
+        value: 'protocol',
+        choices: ['ai-sdk', 'canonical'],
+        required: true,
+        help: 'Protocol to check (required).',
+      },
+      HELP_FLAG,
+    ],
+    maxPositionals: 1,
+    load: () => import('./validate.ts'),
+  },
+};
+
+function flagLine(f: FlagSpec): string {
+  const names = `${f.short ? `-${f.short}, ` : '    '}--${f.name}${f.value ? ` <${f.value}>` : ''}`;
+  const extra = [f.choices ? `one of: ${f.choices.join(', ')}` : '', f.default ? `default: ${f.default}` : ''].filter(Boolean).join('; ');
+  return `  ${names.padEnd(30)} ${extra ? `${f.help.replace(/\.$/, '')} (${extra}).` : f.help}`;
+}
+
+/** The top-level usage text. */
+export function mainUsage(): string {
+  const lines = [
+    'Usage: switchboard <command> [options]',
+    '',
+    "Any agent framework's stream in, one canonical event model, any UI protocol out.",
+    '',
+    'Commands:',
+    ...Object.values(COMMANDS).map((c) => `  ${c.name.padEnd(10)} ${c.summary}`),
+    `  ${'help'.padEnd(10)} Show the help of a command.`,
+    '',
+    'Options:',
+    '  -h, --help      Show this help (also after a command).',
+    '  --version       Print the version.',
+    '',
+    'Run "switchboard <command> --help" for the options of a command.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The usage text of one command. */
+export function commandUsage(spec: CommandSpec): string {
+  return `Usage: switchboard ${spec.synopsis}\n\n${spec.summary}\n\n${spec.details}\n\nOptions:\n${spec.flags.map(flagLine).join('\n')}\n`;
+}

@@ -1,0 +1,45 @@
+/**
+ * `switchboard convert`: streams a framework's SSE / JSON-lines body through core's fused converter
+ * into a UI protocol, chunk by chunk, never holding the whole input or output in memory.
+ */
+import { type ConverterOptions, createConverter, type Framework, type Protocol } from '@switchboard/core';
+import { createErrorTally } from './error-tally.ts';
+import { CliIoError, openInput, openOutput } from './io.ts';
+
+/** Runs `convert` with parsed flags (already checked against their choices). */
+export async function run(flags: Record<string, string | undefined>, positionals: string[]): Promise<number> {
+  const to = (flags.to ?? 'ai-sdk') as Protocol;
+  const options: ConverterOptions = {
+    from: (flags.from ?? 'auto') as Framework | 'auto',
+    to,
+    format: (flags.format as ConverterOptions['format']) ?? (to === 'canonical' ? 'jsonl' : 'sse'),
+    namespace: flags.namespace ?? 'switchboard',
+  };
+  if (flags['run-id'] !== undefined) options.runId = flags['run-id'];
+  if (flags['message-id'] !== undefined) options.messageId = flags['message-id'];
+
+  const tally = createErrorTally();
+  try {
+    const input = await openInput(positionals[0]);
+    const output = await openOutput(flags.output);
+    const converter = createConverter(options);
+    const write = async (frames: string[]): Promise<void> => {
+      if (frames.length === 0) return;
+      for (const frame of frames) tally.scan(frame);
+      // One write per input chunk; wait only when the stream asks for it.
+      const pending = output.write(frames.length === 1 ? frames[0] : frames.join(''));
+      if (pending) await pending;
+    };
+    for await (const chunk of input.chunks) await write(converter.push(chunk));
+    await write(converter.end());
+    await output.close();
+  } catch (err) {
+    if (!(err instanceof CliIoError)) throw err;
+    // A reader that stops early (`| head`) is not worth a message.
+    if (err.code !== 'EPIPE') process.stderr.write(`switchboard convert: ${err.message}\n`);
+    return 1;
+  }
+  const summary = tally.summary();
+  if (summary) process.stderr.write(`switchboard convert: ${summary}\n`);
+  return 0;
+}
