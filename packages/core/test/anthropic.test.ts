@@ -296,7 +296,7 @@ describe('Anthropic decoder: block kinds', () => {
     assert.deepEqual((citation.citation.raw as { encrypted_index: string }).encrypted_index, 'I', 'provider fields are kept');
   });
 
-  test('invalid tool input JSON is reported on tool-input-end, with the raw text kept', () => {
+  test('incomplete tool input JSON is reported on tool-input-end; whole members are kept, the text stays in the deltas', () => {
     const events = decodeObjects(
       [
         { type: 'message_start', message: { id: 'm1', model: 'x' } },
@@ -309,8 +309,12 @@ describe('Anthropic decoder: block kinds', () => {
     );
     const end = events.find((e) => e.type === 'tool-input-end');
     assert.ok(end?.type === 'tool-input-end');
-    assert.equal(end.input, '{"a":');
-    assert.match(end.inputError ?? '', /not valid JSON/);
+    assert.deepEqual(end.input, {});
+    assert.match(end.inputError ?? '', /not complete JSON/);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-input-delta').map((e) => (e.type === 'tool-input-delta' ? e.delta : '')),
+      ['{"a":'],
+    );
   });
 
   test('a no-argument tool (only an empty input_json_delta) has input {}', () => {
@@ -357,8 +361,14 @@ describe('Anthropic decoder: lossless', () => {
     for (const file of readdirSync(dir)) {
       const text = fixture(`recorded/anthropic/${file}`).toString();
       const inputs = text.trimStart().startsWith('{')
-        ? text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
-        : text.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)));
+        ? text
+            .split('\n')
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l))
+        : text
+            .split(/\r?\n/)
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => JSON.parse(l.slice(5)));
       const events = decodeChunks([text], 'anthropic');
       // Structural: event / block / delta type names become event kinds, indexes become block ids, and
       // a Messages stream always produces an assistant message.

@@ -6,6 +6,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
+import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
 type BlockState =
@@ -293,11 +294,11 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
         let inputError: string | undefined;
         if (b.json.trim() === '') input = isObject(b.startInput) ? (b.startInput as Json) : {};
         else {
-          try {
-            input = JSON.parse(b.json);
-          } catch (err) {
-            input = b.json;
-            inputError = `tool input is not valid JSON: ${(err as Error).message}`;
+          const parsed = parsePartialJson(b.json);
+          input = (parsed.value ?? b.json) as Json;
+          if (!parsed.complete) {
+            // Cut off (max_tokens, a dead stream) or malformed: keep what parsed; the deltas keep the text.
+            inputError = `tool input is not complete JSON; ${parsed.value === undefined ? 'kept as text' : 'kept the members that arrived whole'}`;
           }
         }
         const e: EventInit = { type: 'tool-input-end', toolCallId: b.id, toolName: b.name, input };
