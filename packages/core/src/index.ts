@@ -27,3 +27,5 @@ export { createCanonicalEncoder } from './outputs/canonical.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export { BlockAssembler } from './transforms/blocks.ts';
+export { parsePartialJson } from './transforms/partial-json.ts';
+export type { PartialJson } from './transforms/partial-json.ts';
