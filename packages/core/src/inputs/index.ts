@@ -6,6 +6,8 @@ import type { CanonicalEvent, Location } from '../model/events.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { type Decoder, isObject } from './decoder.ts';
+import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
+import { createOpenAISimpleDecoder } from './openai-simple.ts';
 
 /**
  * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
@@ -15,6 +17,9 @@ export const FRAMEWORKS = {
   anthropic: createAnthropicDecoder,
   claude: createClaudeAgentDecoder,
   deepagents: createDeepAgentsDecoder,
+  'openai-chat': createOpenAIChatDecoder,
+  /** Seed 000's planned simple OpenAI lines; shares the `{"type","data"}` envelope, so never auto-detected. */
+  openai: createOpenAISimpleDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;
@@ -31,6 +36,8 @@ const ANTHROPIC_TYPES = new Set([
 
 /** Recognises the framework from one input value, or returns undefined when it cannot tell yet. */
 export function detectFramework(value: unknown): Framework | undefined {
+  // Chat Completions chunks have no `type`.
+  if (detectOpenAIChat(value)) return 'openai-chat';
   if (!isObject(value) || typeof value.type !== 'string') return undefined;
   if (ANTHROPIC_TYPES.has(value.type)) return 'anthropic';
   if (value.type === 'error' && isObject(value.error) && !('data' in value)) return 'anthropic';

@@ -1,0 +1,60 @@
+/**
+ * The body `DefaultChatTransport` (AI SDK `useChat`) posts: `{ id, messages, trigger, messageId }`
+ * plus whatever extra `body` the app configured. Validated loosely: only what the server reads is
+ * checked, unknown keys pass, so newer clients keep working.
+ */
+import { z } from 'zod';
+
+import type { Issue } from './errors.ts';
+
+const partSchema = z.looseObject({ type: z.string() }).superRefine((part, ctx) => {
+  if (part.type === 'text' && typeof part.text !== 'string') {
+    ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs a string "text"' });
+  }
+});
+
+const messageSchema = z.looseObject({
+  id: z.string(),
+  role: z.enum(['system', 'user', 'assistant']),
+  parts: z.array(partSchema),
+});
+
+/** Schema of the chat request body. */
+export const chatRequestSchema = z.looseObject({
+  id: z.string().optional(),
+  messages: z.array(messageSchema).min(1),
+  trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
+  messageId: z.string().optional(),
+});
+
+/** A validated chat request body. */
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+/** Outcome of reading a request body: the request, or what is wrong with it. */
+export type ChatRequestResult = { ok: true; value: ChatRequest } | { ok: false; message: string; issues: Issue[] };
+
+function fail(issues: Issue[]): ChatRequestResult {
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return { ok: false, message: `Invalid request body: ${first.path}: ${first.message}${more}`, issues };
+}
+
+/** Reads and validates a chat request body from its JSON text. */
+export function parseChatRequest(text: string): ChatRequestResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return fail([{ path: 'body', message: `not valid JSON (${(err as Error).message})` }]);
+  }
+  const result = chatRequestSchema.safeParse(json);
+  if (result.success) return { ok: true, value: result.data };
+  return fail(result.error.issues.map((i) => ({ path: i.path.length ? i.path.join('.') : 'body', message: i.message })));
+}
+
+/** Text of the last user message (its text parts joined), or '' when there is none. */
+export function lastUserText(messages: ChatRequest['messages']): string {
+  const message = messages.findLast((m) => m.role === 'user');
+  if (!message) return '';
+  return message.parts.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+}
