@@ -16,8 +16,9 @@ export interface LosslessOptions {
 
 function leaves(value: unknown, path: string, out: [string, string | number][]): void {
   if (typeof value === 'string' || typeof value === 'number') out.push([path, value]);
-  else if (Array.isArray(value)) value.forEach((v, i) => leaves(v, `${path}[${i}]`, out));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
+  else if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) leaves(v, `${path}[${i}]`, out);
+  } else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
 }
 
 /** Returns the input leaves that cannot be found in the output (empty when lossless). */
@@ -32,11 +33,12 @@ export function missingLeaves(inputs: unknown[], events: CanonicalEvent[], optio
   const haystack = [...outLeaves.map(([, v]) => String(v)), ...joined.values()].join('\u0000');
   const numbers = new Set(outLeaves.filter(([, v]) => typeof v === 'number').map(([, v]) => v));
   const inLeaves: [string, string | number][] = [];
-  inputs.forEach((input, i) => leaves(input, `[${i}]`, inLeaves));
+  for (const [i, input] of inputs.entries()) leaves(input, `[${i}]`, inLeaves);
   const missing: string[] = [];
   for (const [path, value] of inLeaves) {
     if (options.ignore?.(path.replace(/^\[\d+\]\.?/, ''), value)) continue;
-    if (typeof value === 'number' ? numbers.has(value) || haystack.includes(String(value)) : value === '' || haystack.includes(value)) continue;
+    if (typeof value === 'number' ? numbers.has(value) || haystack.includes(String(value)) : value === '' || haystack.includes(value))
+      continue;
     missing.push(`${path} = ${JSON.stringify(value).slice(0, 80)}`);
   }
   return missing;

@@ -67,10 +67,13 @@ export class BlockAssembler {
    */
   thinkingEntry(text: string, provider: string, key: string, value: Json): void {
     this.thinkingText(text, true);
-    this.thinkingMeta ??= {};
-    const forProvider = (this.thinkingMeta[provider] ??= {});
-    const list = (forProvider[key] ??= []) as Json[];
+    const meta: ProviderMetadata = this.thinkingMeta ?? {};
+    const forProvider = meta[provider] ?? {};
+    const list = Array.isArray(forProvider[key]) ? (forProvider[key] as Json[]) : [];
     list.push(value);
+    forProvider[key] = list;
+    meta[provider] = forProvider;
+    this.thinkingMeta = meta;
   }
 
   private writeThinking(id: string, text: string, separate: boolean): void {
