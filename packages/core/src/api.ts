@@ -3,13 +3,13 @@
  * a fused synchronous converter. All of it is built from the push-style machines; streams appear only
  * here, at the edges.
  */
-import { formatSse } from './codec/sse.ts';
 import { type Decoder, framed } from './inputs/decoder.ts';
 import { createDecoder, type Framework } from './inputs/index.ts';
 import { type Machine, pipe, run, type Source } from './machine.ts';
 import type { DecoderOptions } from './model/emitter.ts';
 import type { CanonicalEvent } from './model/events.ts';
 import { createEncoder, type EncoderOptions, type FrameOf, PROTOCOLS, type Protocol, type ProtocolSpec } from './outputs/index.ts';
+import { createSseEncoder, type SseEncoderOptions } from './outputs/sse.ts';
 
 /** What `decode` reads: bytes or text of an SSE / JSON-lines body, or already parsed event objects. */
 export type DecodeInput = Uint8Array | string | object;
@@ -61,16 +61,12 @@ export function encode<P extends Protocol>(
   return run(events, createEncoder(protocol, options));
 }
 
-/** Frames protocol frames as SSE text, ending with the protocol's terminator (`[DONE]` for the AI SDK). */
+/** Frames protocol frames as SSE text (no ids), ending with the protocol's terminator (`[DONE]` for the AI SDK). */
 export function sseFramer(protocol: Protocol): Machine<object, string> {
-  const spec: ProtocolSpec = PROTOCOLS[protocol];
+  const terminator = (PROTOCOLS[protocol] as ProtocolSpec).terminator;
   return {
-    push(frame) {
-      const id = spec.frameId?.(frame);
-      const data = JSON.stringify(frame);
-      return [id === undefined ? `data: ${data}\n\n` : formatSse({ id, data })];
-    },
-    end: () => (spec.terminator ? [`data: ${spec.terminator}\n\n`] : []),
+    push: (frame) => [`data: ${JSON.stringify(frame)}\n\n`],
+    end: () => (terminator ? [`data: ${terminator}\n\n`] : []),
   };
 }
 
@@ -79,7 +75,7 @@ export function jsonlFramer(): Machine<object, string> {
   return { push: (frame) => [`${JSON.stringify(frame)}\n`], end: () => [] };
 }
 
-export interface ConverterOptions extends DecoderOptions, EncoderOptions {
+export interface ConverterOptions extends DecoderOptions, SseEncoderOptions {
   from: Framework | 'auto';
   to: Protocol;
   /** Output framing: SSE (default) or JSON lines. */
@@ -92,16 +88,22 @@ export interface ConverterOptions extends DecoderOptions, EncoderOptions {
  */
 export function createConverter(options: ConverterOptions): Machine<DecodeInput, string> {
   const decoder = universal(createDecoder(options.from, options), options);
-  const framer = options.format === 'jsonl' ? jsonlFramer() : sseFramer(options.to);
-  return pipe(pipe(decoder, createEncoder(options.to, options) as Machine<CanonicalEvent, object>), framer);
+  if (options.format === 'jsonl')
+    return pipe(pipe(decoder, createEncoder(options.to, options) as Machine<CanonicalEvent, object>), jsonlFramer());
+  // The AI SDK's own server sends no ids, and neither does the converter unless asked; canonical SSE
+  // always carries its seq.
+  return pipe(decoder, createSseEncoder(options.to, { ...options, ids: options.ids ?? options.to === 'canonical' }));
 }
 
-/** Frames canonical events as SSE text of a protocol. */
-export function toSse(events: Source<CanonicalEvent>, protocol: Protocol, options: EncoderOptions = {}): AsyncGenerator<string> {
-  return run(events, pipe(createEncoder(protocol, options) as Machine<CanonicalEvent, object>, sseFramer(protocol)));
+/**
+ * Frames canonical events as SSE text of a protocol, with an `id:` per SSE event; `options.after`
+ * (a Last-Event-ID) resumes after that event.
+ */
+export function toSse(events: Source<CanonicalEvent>, protocol: Protocol, options: SseEncoderOptions = {}): AsyncGenerator<string> {
+  return run(events, createSseEncoder(protocol, options));
 }
 
-export interface SseResponseInit extends EncoderOptions {
+export interface SseResponseInit extends SseEncoderOptions {
   status?: number;
   headers?: Record<string, string>;
 }

@@ -28,6 +28,8 @@ export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
+export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
+export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
 export { BlockAssembler } from './transforms/blocks.ts';
 export type { PartialJson } from './transforms/partial-json.ts';
 export { parsePartialJson } from './transforms/partial-json.ts';

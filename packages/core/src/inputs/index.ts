@@ -6,6 +6,8 @@ import type { CanonicalEvent, Location } from '../model/events.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { type Decoder, isObject } from './decoder.ts';
+import { createLangchainDecoder, detectLangchain } from './langchain.ts';
+import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
 import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
 import { createOpenAISimpleDecoder } from './openai-simple.ts';
 
@@ -20,6 +22,8 @@ export const FRAMEWORKS = {
   'openai-chat': createOpenAIChatDecoder,
   /** Seed 000's planned simple OpenAI lines; shares the `{"type","data"}` envelope, so never auto-detected. */
   openai: createOpenAISimpleDecoder,
+  langchain: createLangchainDecoder,
+  langgraph: createLanggraphDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;
@@ -38,6 +42,8 @@ const ANTHROPIC_TYPES = new Set([
 export function detectFramework(value: unknown): Framework | undefined {
   // Chat Completions chunks have no `type`.
   if (detectOpenAIChat(value)) return 'openai-chat';
+  if (detectLangchain(value)) return 'langchain';
+  if (detectLanggraph(value)) return 'langgraph';
   if (!isObject(value) || typeof value.type !== 'string') return undefined;
   if (ANTHROPIC_TYPES.has(value.type)) return 'anthropic';
   if (value.type === 'error' && isObject(value.error) && !('data' in value)) return 'anthropic';

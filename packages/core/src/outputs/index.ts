@@ -15,8 +15,6 @@ export interface ProtocolSpec {
   create(options?: EncoderOptions): Machine<CanonicalEvent, object>;
   /** Response headers for its SSE transport. */
   headers: Record<string, string>;
-  /** The SSE `id:` of a frame, when the protocol uses ids. */
-  frameId?: (frame: object) => string | undefined;
   /** Data line written after the last frame (`[DONE]` for the AI SDK). */
   terminator?: string;
 }
@@ -26,7 +24,6 @@ export const PROTOCOLS = {
   canonical: {
     create: createCanonicalEncoder,
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
-    frameId: (frame: object) => String((frame as CanonicalEvent).seq),
   },
 } as const satisfies Record<string, ProtocolSpec>;
 
