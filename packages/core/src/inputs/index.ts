@@ -6,6 +6,9 @@ import type { CanonicalEvent, Location } from '../model/events.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { type Decoder, isObject } from './decoder.ts';
+import { createGeminiDecoder, detectGemini } from './gemini.ts';
+import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
+import { createGeminiSimpleDecoder } from './gemini-simple.ts';
 import { createLangchainDecoder, detectLangchain } from './langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
 import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
@@ -24,6 +27,10 @@ export const FRAMEWORKS = {
   openai: createOpenAISimpleDecoder,
   langchain: createLangchainDecoder,
   langgraph: createLanggraphDecoder,
+  gemini: createGeminiDecoder,
+  'gemini-interactions': createGeminiInteractionsDecoder,
+  /** Seed 000's planned simple Gemini lines; shares the `{"type","data"}` envelope, so never auto-detected. */
+  'gemini-simple': createGeminiSimpleDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;
@@ -42,6 +49,9 @@ const ANTHROPIC_TYPES = new Set([
 export function detectFramework(value: unknown): Framework | undefined {
   // Chat Completions chunks have no `type`.
   if (detectOpenAIChat(value)) return 'openai-chat';
+  // Gemini generateContent / Live API chunks and Interactions API events have no `type` either.
+  if (detectGeminiInteractions(value)) return 'gemini-interactions';
+  if (detectGemini(value)) return 'gemini';
   if (detectLangchain(value)) return 'langchain';
   if (detectLanggraph(value)) return 'langgraph';
   if (!isObject(value) || typeof value.type !== 'string') return undefined;
