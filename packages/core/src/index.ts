@@ -8,21 +8,39 @@ export type { Frame, FramingOptions } from './codec/framing.ts';
 export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } from './codec/framing.ts';
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
+export { createAgUiDecoder, detectAgUi } from './inputs/ag-ui.ts';
 export { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
+export { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './inputs/claude-agent-sdk.ts';
 export type { Decoder } from './inputs/decoder.ts';
 export { framed } from './inputs/decoder.ts';
+export { createGeminiDecoder, detectGemini } from './inputs/gemini.ts';
+export { createGeminiInteractionsDecoder, detectGeminiInteractions } from './inputs/gemini-interactions.ts';
+export { createGeminiSimpleDecoder } from './inputs/gemini-simple.ts';
 export type { Framework } from './inputs/index.ts';
 export { createDecoder, detectFramework, FRAMEWORKS, isFramework } from './inputs/index.ts';
+export { createLangchainDecoder, detectLangchain } from './inputs/langchain.ts';
+export { createLanggraphDecoder, detectLanggraph } from './inputs/langgraph.ts';
+export { createOpenAIAgentsDecoder, detectOpenAIAgents } from './inputs/openai-agents.ts';
 export { createOpenAIChatDecoder, detectOpenAIChat, openaiChatFinishReason, openaiChatUsage } from './inputs/openai-chat.ts';
+export {
+  createOpenAIResponsesDecoder,
+  createResponsesCore,
+  detectOpenAIResponses,
+  openaiResponsesFinishReason,
+  openaiResponsesUsage,
+} from './inputs/openai-responses.ts';
 export { createOpenAISimpleDecoder } from './inputs/openai-simple.ts';
+export { createSmolagentsDecoder, detectSmolagents } from './inputs/smolagents.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
 export type { DecoderOptions } from './model/emitter.ts';
 export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
 export { CANONICAL_VERSION } from './model/version.ts';
+export type { AgUiEncoderOptions, AgUiEvent } from './outputs/ag-ui.ts';
+export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './outputs/ag-ui.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';

@@ -3,16 +3,21 @@
  */
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
+import { createAgUiDecoder, detectAgUi } from './ag-ui.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
+import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';
 import { type Decoder, isObject } from './decoder.ts';
 import { createGeminiDecoder, detectGemini } from './gemini.ts';
 import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
 import { createGeminiSimpleDecoder } from './gemini-simple.ts';
 import { createLangchainDecoder, detectLangchain } from './langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
+import { createOpenAIAgentsDecoder, detectOpenAIAgents } from './openai-agents.ts';
 import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
+import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './openai-responses.ts';
 import { createOpenAISimpleDecoder } from './openai-simple.ts';
+import { createSmolagentsDecoder, detectSmolagents } from './smolagents.ts';
 
 /**
  * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
@@ -23,6 +28,8 @@ export const FRAMEWORKS = {
   claude: createClaudeAgentDecoder,
   deepagents: createDeepAgentsDecoder,
   'openai-chat': createOpenAIChatDecoder,
+  'openai-responses': createOpenAIResponsesDecoder,
+  'openai-agents': createOpenAIAgentsDecoder,
   /** Seed 000's planned simple OpenAI lines; shares the `{"type","data"}` envelope, so never auto-detected. */
   openai: createOpenAISimpleDecoder,
   langchain: createLangchainDecoder,
@@ -31,6 +38,10 @@ export const FRAMEWORKS = {
   'gemini-interactions': createGeminiInteractionsDecoder,
   /** Seed 000's planned simple Gemini lines; shares the `{"type","data"}` envelope, so never auto-detected. */
   'gemini-simple': createGeminiSimpleDecoder,
+  'claude-agent-sdk': createClaudeAgentSdkDecoder,
+  smolagents: createSmolagentsDecoder,
+  /** AG-UI events read back (so an AG-UI agent can feed any UI). */
+  'ag-ui': createAgUiDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;
@@ -54,7 +65,14 @@ export function detectFramework(value: unknown): Framework | undefined {
   if (detectGemini(value)) return 'gemini';
   if (detectLangchain(value)) return 'langchain';
   if (detectLanggraph(value)) return 'langgraph';
+  if (detectClaudeAgentSdk(value)) return 'claude-agent-sdk';
+  if (detectSmolagents(value)) return 'smolagents';
+  if (detectAgUi(value)) return 'ag-ui';
   if (!isObject(value) || typeof value.type !== 'string') return undefined;
+  // Before the Anthropic `error` rule and the `data` rule: Agents events have `data`, and a Responses
+  // `error` event has a nested `error` (but also a sequence_number).
+  if (detectOpenAIAgents(value)) return 'openai-agents';
+  if (detectOpenAIResponses(value)) return 'openai-responses';
   if (ANTHROPIC_TYPES.has(value.type)) return 'anthropic';
   if (value.type === 'error' && isObject(value.error) && !('data' in value)) return 'anthropic';
   if ('data' in value) return 'claude';

@@ -4,11 +4,12 @@
 
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent } from '../model/events.ts';
+import { AG_UI_SSE_HEADERS, type AgUiEncoderOptions, type AgUiEvent, createAgUiEncoder } from './ag-ui.ts';
 import { AI_SDK_SSE_HEADERS, type AiSdkChunk, type AiSdkEncoderOptions, createAiSdkEncoder } from './ai-sdk.ts';
 import { createCanonicalEncoder } from './canonical.ts';
 
 /** Options understood by the encoders (each takes what applies to it). */
-export type EncoderOptions = AiSdkEncoderOptions;
+export type EncoderOptions = AiSdkEncoderOptions & AgUiEncoderOptions;
 
 /** How one protocol is encoded and framed. */
 export interface ProtocolSpec {
@@ -21,6 +22,7 @@ export interface ProtocolSpec {
 
 export const PROTOCOLS = {
   'ai-sdk': { create: createAiSdkEncoder, headers: AI_SDK_SSE_HEADERS, terminator: '[DONE]' },
+  'ag-ui': { create: createAgUiEncoder, headers: AG_UI_SSE_HEADERS },
   canonical: {
     create: createCanonicalEncoder,
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
@@ -32,6 +34,7 @@ export type Protocol = keyof typeof PROTOCOLS;
 /** The frame type each protocol's encoder produces. */
 export interface FrameTypes {
   'ai-sdk': AiSdkChunk;
+  'ag-ui': AgUiEvent;
   canonical: CanonicalEvent;
 }
 export type FrameOf<P extends Protocol> = FrameTypes[P];

@@ -1,0 +1,770 @@
+/**
+ * Encoder for the AG-UI protocol (1.0; what `@ag-ui/client`'s `HttpAgent` reads). Canonical events
+ * in, AG-UI event objects out; `sse.ts` frames them as `data: <json>\n\n` exactly like
+ * `@ag-ui/encoder`'s `EventEncoder.encodeSSE` (no `[DONE]`).
+ *
+ * Shape of the output (see docs/protocols/ag-ui.md for the full table):
+ * - one AG-UI run: RUN_STARTED first, RUN_FINISHED (or RUN_ERROR) last, with every text message,
+ *   reasoning message, tool call, step and subagent closed before RUN_FINISHED as the official
+ *   verifier requires;
+ * - text and tool calls go to an assistant message (`messageId` of the run for the first one,
+ *   `<messageId>-<n>` after a step boundary, a reasoning block or a tool result), so the client's
+ *   apply step builds the history a model would see: assistant → tool → assistant;
+ * - each reasoning block is its own `reasoning` message; its variant (thinking / processing)
+ *   travels in `metadata[namespace].variant`, signatures / encrypted reasoning also as
+ *   REASONING_ENCRYPTED_VALUE;
+ * - canonical fields AG-UI has no field for travel in `metadata[namespace]`, so that the AG-UI
+ *   reader (`inputs/ag-ui.ts`) turns the stream back into the same canonical events.
+ */
+
+import type { Machine } from '../machine.ts';
+import type { CanonicalEvent, EventOf, Json, JsonObject, ProviderMetadata, Usage } from '../model/events.ts';
+
+/** Every AG-UI 1.0 event type (`@ag-ui/core` `EventType`). */
+export const AG_UI_EVENT_TYPES = [
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'TEXT_MESSAGE_CHUNK',
+  'TOOL_CALL_START',
+  'TOOL_CALL_ARGS',
+  'TOOL_CALL_END',
+  'TOOL_CALL_CHUNK',
+  'TOOL_CALL_RESULT',
+  'STATE_SNAPSHOT',
+  'STATE_DELTA',
+  'MESSAGES_SNAPSHOT',
+  'ACTIVITY_SNAPSHOT',
+  'ACTIVITY_DELTA',
+  'RAW',
+  'CUSTOM',
+  'RUN_STARTED',
+  'RUN_FINISHED',
+  'RUN_ERROR',
+  'STEP_STARTED',
+  'STEP_FINISHED',
+  'REASONING_START',
+  'REASONING_MESSAGE_START',
+  'REASONING_MESSAGE_CONTENT',
+  'REASONING_MESSAGE_END',
+  'REASONING_MESSAGE_CHUNK',
+  'REASONING_END',
+  'REASONING_ENCRYPTED_VALUE',
+  'SUBAGENT_STARTED',
+  'SUBAGENT_FINISHED',
+  'SUBAGENT_ERROR',
+] as const;
+
+export type AgUiEventType = (typeof AG_UI_EVENT_TYPES)[number];
+
+/** One AG-UI event (loose: the official schemas are loose objects). */
+export type AgUiEvent = { type: AgUiEventType; timestamp?: number; subagentRunId?: string; metadata?: JsonObject } & Record<
+  string,
+  unknown
+>;
+
+/** One AG-UI message (`@ag-ui/core` `Message`), as MESSAGES_SNAPSHOT carries it. */
+export type AgUiMessage = { id: string; role: string } & Record<string, unknown>;
+
+/**
+ * Canonical event kinds that travel as CUSTOM events named `<namespace>.<kind>`, their value being
+ * the canonical event without its envelope (`type`, `runId`, `seq`, `ts`, `subagentId`).
+ */
+export const AG_UI_CUSTOM_KINDS = ['error', 'citation', 'source', 'file', 'status', 'usage', 'state-delta'] as const;
+
+export interface AgUiEncoderOptions {
+  /** `metadata` key that carries the reasoning variant and the other canonical fields. Default `switchboard`. */
+  namespace?: string;
+  /** `threadId` of RUN_STARTED / RUN_FINISHED. Default: the run's `chatId`, else its run id. */
+  threadId?: string;
+  /**
+   * Send a MESSAGES_SNAPSHOT before RUN_FINISHED / RUN_ERROR with the messages this run built (equal to
+   * what the client's apply step builds from the stream). The client *replaces* its message list with a
+   * snapshot, so pass the earlier conversation in `history` unless the client starts empty.
+   */
+  messagesSnapshot?: boolean;
+  /** Messages placed before this run's messages in the MESSAGES_SNAPSHOT. */
+  history?: AgUiMessage[];
+  /** Send reasoning blocks (default true). */
+  sendReasoning?: boolean;
+  /** Send `source` events (default true). */
+  sendSources?: boolean;
+}
+
+/** Response headers of the AG-UI SSE transport (`EventEncoder.getContentType()` is `text/event-stream`). */
+export const AG_UI_SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** RFC 6901 JSON Pointer, as `@ag-ui/core`'s `JsonPointerSchema` checks it. */
+const POINTER = /^(\/([^/~]|~[01])*)*$/;
+
+/** providerMetadata keys that hold an encrypted reasoning artefact, in order of preference. */
+const ENCRYPTED_KEYS: readonly [string, string][] = [
+  ['anthropic', 'signature'],
+  ['anthropic', 'redactedData'],
+  ['openai', 'reasoningEncryptedContent'],
+  ['google', 'thoughtSignature'],
+];
+
+function encryptedOf(pm: ProviderMetadata | undefined): string | undefined {
+  if (!pm) return undefined;
+  for (const [provider, key] of ENCRYPTED_KEYS) {
+    const v = pm[provider]?.[key];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+/** Drops undefined fields; undefined when nothing is left. */
+function clean(fields: Record<string, unknown>): JsonObject | undefined {
+  let out: JsonObject | undefined;
+  for (const k in fields) {
+    const v = fields[k];
+    if (v === undefined) continue;
+    out ??= {};
+    out[k] = v as Json;
+  }
+  return out;
+}
+
+const COUNTS: readonly [keyof Usage, string][] = [
+  ['inputTokens', 'inputTokens'],
+  ['outputTokens', 'outputTokens'],
+  ['totalTokens', 'totalTokens'],
+  ['reasoningTokens', 'reasoningTokens'],
+  ['cacheReadTokens', 'cachedInputTokens'],
+  ['cacheWriteTokens', 'cacheWriteInputTokens'],
+];
+
+/** A canonical usage as an AG-UI `TokenUsage[]` (counts must be non-negative integers). */
+function tokenUsage(u: Usage | undefined, provider: string | undefined, model: string | undefined): JsonObject[] | undefined {
+  if (!u) return undefined;
+  const entry: JsonObject = {};
+  let any = false;
+  for (const [from, to] of COUNTS) {
+    const v = u[from];
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) {
+      entry[to] = v;
+      any = true;
+    }
+  }
+  if (!any) return undefined;
+  return [{ ...(provider !== undefined ? { provider } : {}), ...(model !== undefined ? { model } : {}), ...entry }];
+}
+
+function validPatch(patch: EventOf<'state-delta'>['patch']): boolean {
+  for (const op of patch) {
+    if (!POINTER.test(op.path)) return false;
+    if ((op.op === 'move' || op.op === 'copy') && (op.from === undefined || !POINTER.test(op.from))) return false;
+    if ((op.op === 'add' || op.op === 'replace' || op.op === 'test') && op.value === undefined) return false;
+  }
+  return true;
+}
+
+/** An AG-UI run outcome carried over from a decoded AG-UI stream (`providerMetadata['ag-ui'].outcome`). */
+function carriedOutcome(pm: ProviderMetadata | undefined): JsonObject | undefined {
+  const o = pm?.['ag-ui']?.outcome;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
+  if (o.type === 'success') return o;
+  if (o.type === 'interrupt' && Array.isArray(o.interrupts) && o.interrupts.length > 0) {
+    const ok = o.interrupts.every(
+      (i) => typeof i === 'object' && i !== null && !Array.isArray(i) && typeof i.id === 'string' && typeof i.reason === 'string',
+    );
+    if (ok) return o;
+  }
+  return undefined;
+}
+
+type Owner = string | undefined;
+
+/** The messages the client's apply step builds, mirrored for MESSAGES_SNAPSHOT. */
+class MessageMirror {
+  readonly list: Record<string, unknown>[] = [];
+  private readonly byId = new Map<string, Record<string, unknown>>();
+  /** Streamed content per message id (joined once, at snapshot time). */
+  private readonly content = new Map<string, string[]>();
+  private readonly calls = new Map<string, { call: Record<string, unknown>; args: string[]; owner: Record<string, unknown> }>();
+
+  private merge(target: Record<string, unknown>, metadata: JsonObject | undefined): void {
+    if (metadata === undefined) return;
+    target.metadata = { ...(target.metadata as JsonObject | undefined), ...structuredClone(metadata) };
+  }
+
+  private add(m: Record<string, unknown>): void {
+    this.list.push(m);
+    this.byId.set(m.id as string, m);
+  }
+
+  apply(ev: AgUiEvent): void {
+    switch (ev.type) {
+      case 'TEXT_MESSAGE_START':
+      case 'REASONING_MESSAGE_START': {
+        const id = ev.messageId as string;
+        let m = this.byId.get(id);
+        if (!m) {
+          m = { id, role: ev.type === 'TEXT_MESSAGE_START' ? 'assistant' : 'reasoning', content: '' };
+          if (ev.subagentRunId !== undefined) m.subagentRunId = ev.subagentRunId;
+          this.add(m);
+          this.content.set(id, []);
+        }
+        this.merge(m, ev.metadata);
+        return;
+      }
+      case 'TEXT_MESSAGE_CONTENT':
+      case 'REASONING_MESSAGE_CONTENT': {
+        const id = ev.messageId as string;
+        const m = this.byId.get(id);
+        if (!m) return;
+        let parts = this.content.get(id);
+        if (!parts) {
+          parts = [];
+          this.content.set(id, parts);
+        }
+        parts.push(ev.delta as string);
+        this.merge(m, ev.metadata);
+        return;
+      }
+      case 'TEXT_MESSAGE_END':
+      case 'REASONING_MESSAGE_END': {
+        const m = this.byId.get(ev.messageId as string);
+        if (m) this.merge(m, ev.metadata);
+        return;
+      }
+      case 'TOOL_CALL_START': {
+        const id = ev.toolCallId as string;
+        const parentId = ev.parentMessageId as string | undefined;
+        let owner = parentId !== undefined ? this.byId.get(parentId) : undefined;
+        if (owner?.role !== 'assistant') {
+          owner = { id: owner || parentId === undefined ? id : parentId, role: 'assistant', toolCalls: [] };
+          if (ev.subagentRunId !== undefined) owner.subagentRunId = ev.subagentRunId;
+          this.add(owner);
+        }
+        owner.toolCalls ??= [];
+        const call: Record<string, unknown> = { id, type: 'function', function: { name: ev.toolCallName, arguments: '' } };
+        (owner.toolCalls as unknown[]).push(call);
+        this.merge(call, ev.metadata);
+        this.calls.set(id, { call, args: [], owner });
+        return;
+      }
+      case 'TOOL_CALL_ARGS':
+      case 'TOOL_CALL_END': {
+        const c = this.calls.get(ev.toolCallId as string);
+        if (!c) return;
+        if (ev.type === 'TOOL_CALL_ARGS') c.args.push(ev.delta as string);
+        this.merge(c.call, ev.metadata);
+        return;
+      }
+      case 'TOOL_CALL_RESULT': {
+        const m: Record<string, unknown> = { id: ev.messageId, toolCallId: ev.toolCallId, role: 'tool', content: ev.content };
+        if (ev.subagentRunId !== undefined) m.subagentRunId = ev.subagentRunId;
+        this.merge(m, ev.metadata);
+        const owner = this.calls.get(ev.toolCallId as string)?.owner;
+        const at = owner ? this.list.indexOf(owner) : -1;
+        this.byId.set(m.id as string, m);
+        if (at === -1) this.list.push(m);
+        else {
+          let i = at + 1;
+          while (i < this.list.length && this.list[i].role === 'tool') i++;
+          this.list.splice(i, 0, m);
+        }
+        return;
+      }
+      case 'REASONING_ENCRYPTED_VALUE': {
+        const target = ev.subtype === 'tool-call' ? this.calls.get(ev.entityId as string)?.call : this.byId.get(ev.entityId as string);
+        if (target) target.encryptedValue = ev.encryptedValue;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The messages as the client holds them now (content joined). */
+  snapshot(): Record<string, unknown>[] {
+    for (const [id, parts] of this.content) {
+      const m = this.byId.get(id);
+      if (m && (parts.length > 0 || 'content' in m)) m.content = parts.join('');
+    }
+    for (const { call, args } of this.calls.values()) (call.function as { arguments: string }).arguments = args.join('');
+    return structuredClone(this.list);
+  }
+}
+
+/** Creates an AG-UI encoder (push canonical events, get AG-UI events). */
+export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<CanonicalEvent, AgUiEvent> {
+  const ns = options.namespace ?? 'switchboard';
+  const sendReasoning = options.sendReasoning ?? true;
+  const sendSources = options.sendSources ?? true;
+  const mirror = options.messagesSnapshot ? new MessageMirror() : undefined;
+
+  let started = false;
+  let ended = false;
+  let runId = '';
+  let threadId = '';
+  let base = '';
+  let provider: string | undefined;
+  let model: string | undefined;
+  let fatal: EventOf<'error'> | undefined;
+  let lastTotal: Usage | undefined;
+  let ts: number | undefined;
+
+  /** Every AG-UI message id handed out in this run (ids must be unique across the conversation). */
+  const used = new Set<string>();
+  let messageCount = 0;
+  /** The assistant message that text and tool calls of an owner (main agent or subagent) go to. */
+  const current = new Map<Owner, string>();
+  const texts = new Map<string, { messageId: string; owner: Owner }>();
+  const openTextMessages = new Set<string>();
+  const reasoning = new Map<string, { messageId: string; owner: Owner; variant: string }>();
+  const tools = new Map<string, { owner: Owner; name: string; streamed: boolean; args: string[]; meta: Record<string, unknown> }>();
+  const toolParents = new Map<string, string>();
+  const steps = new Map<string, { name: string; owner: Owner }>();
+  const stepNames = new Map<Owner, Set<string>>();
+  const openSubagents = new Set<string>();
+  const knownSubagents = new Set<string>();
+  const resultCount = new Map<string, number>();
+  let stateSent = false;
+  let stateIsObject = false;
+
+  function unique(id: string): string {
+    let out = id;
+    for (let k = 2; used.has(out); k++) out = `${id}~${k}`;
+    used.add(out);
+    return out;
+  }
+
+  /** An id scoped to this run: block ids already derived from the run's message id are kept as they are. */
+  function scoped(id: string): string {
+    return unique(id.startsWith(`${base}:`) ? id : `${base}:${id}`);
+  }
+
+  function messageFor(owner: Owner): string {
+    let id = current.get(owner);
+    if (id === undefined) {
+      messageCount++;
+      id = unique(messageCount === 1 ? base : `${base}-${messageCount}`);
+      current.set(owner, id);
+    }
+    return id;
+  }
+
+  function push(out: AgUiEvent[], ev: AgUiEvent, owner: Owner, m?: Record<string, unknown>): void {
+    if (owner !== undefined) ev.subagentRunId = owner;
+    if (m !== undefined) {
+      const fields = clean(m);
+      ev.metadata = { [ns]: fields ?? {} };
+    }
+    if (ts !== undefined) ev.timestamp = ts;
+    mirror?.apply(ev);
+    out.push(ev);
+  }
+
+  /** Like push, but metadata only when there is something to carry. */
+  function pushIf(out: AgUiEvent[], ev: AgUiEvent, owner: Owner, m: Record<string, unknown>): void {
+    push(out, ev, owner, clean(m) ? m : undefined);
+  }
+
+  function startRun(out: AgUiEvent[], e: CanonicalEvent): void {
+    started = true;
+    runId = e.runId;
+    const s = e.type === 'run-start' ? e : undefined;
+    base = s?.messageId ?? e.runId;
+    threadId = options.threadId ?? s?.chatId ?? e.runId;
+    provider = s?.provider;
+    model = s?.model;
+    const ev: AgUiEvent = { type: 'RUN_STARTED', threadId, runId };
+    if (s?.parentRunId !== undefined) ev.parentRunId = s.parentRunId;
+    push(out, ev, undefined, {
+      messageId: s?.messageId,
+      chatId: s?.chatId,
+      agent: s?.agent,
+      provider: s?.provider,
+      model: s?.model,
+      metadata: s?.metadata,
+      providerMetadata: s?.providerMetadata,
+    });
+  }
+
+  function names(owner: Owner): Set<string> {
+    let set = stepNames.get(owner);
+    if (!set) {
+      set = new Set();
+      stepNames.set(owner, set);
+    }
+    return set;
+  }
+
+  function startStep(out: AgUiEvent[], e: EventOf<'step-start'>): void {
+    if (steps.has(e.stepId)) return;
+    const owner = e.subagentId;
+    const open = names(owner);
+    let name = e.name !== undefined && !open.has(e.name) ? e.name : e.stepId;
+    for (let k = 2; open.has(name); k++) name = `${e.stepId}~${k}`;
+    open.add(name);
+    steps.set(e.stepId, { name, owner });
+    current.delete(owner);
+    push(out, { type: 'STEP_STARTED', stepName: name }, owner, {
+      stepId: name === e.stepId ? undefined : e.stepId,
+      kind: e.kind,
+      name: e.name,
+      number: e.number,
+      model: e.model,
+      providerMetadata: e.providerMetadata,
+    });
+  }
+
+  function startText(out: AgUiEvent[], blockId: string, owner: Owner, pm: ProviderMetadata | undefined): void {
+    let messageId = messageFor(owner);
+    // Two text blocks open at once cannot share a message (START of an open id is rejected).
+    if (openTextMessages.has(messageId)) messageId = scoped(blockId);
+    openTextMessages.add(messageId);
+    texts.set(blockId, { messageId, owner });
+    push(out, { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }, owner, { blockId, providerMetadata: pm });
+  }
+
+  function endText(out: AgUiEvent[], blockId: string, pm: ProviderMetadata | undefined): void {
+    const t = texts.get(blockId);
+    if (!t) return;
+    texts.delete(blockId);
+    openTextMessages.delete(t.messageId);
+    pushIf(out, { type: 'TEXT_MESSAGE_END', messageId: t.messageId }, t.owner, { providerMetadata: pm });
+  }
+
+  function startReasoning(
+    out: AgUiEvent[],
+    e: { blockId: string; variant: string; subagentId?: string; providerMetadata?: ProviderMetadata },
+  ): void {
+    const owner = e.subagentId;
+    // Text after a reasoning block goes to a new assistant message, so the history keeps the order.
+    current.delete(owner);
+    const messageId = scoped(e.blockId);
+    reasoning.set(e.blockId, { messageId, owner, variant: e.variant });
+    push(out, { type: 'REASONING_START', messageId }, owner);
+    push(out, { type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' }, owner, {
+      blockId: e.blockId,
+      variant: e.variant,
+      providerMetadata: e.providerMetadata,
+    });
+  }
+
+  function endReasoning(out: AgUiEvent[], blockId: string, pm: ProviderMetadata | undefined): void {
+    const r = reasoning.get(blockId);
+    if (!r) return;
+    reasoning.delete(blockId);
+    const encrypted = encryptedOf(pm);
+    if (encrypted !== undefined)
+      push(out, { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: r.messageId, encryptedValue: encrypted }, r.owner);
+    // The client merges metadata key by key, so the variant is repeated next to the signature.
+    push(
+      out,
+      { type: 'REASONING_MESSAGE_END', messageId: r.messageId },
+      r.owner,
+      pm ? { variant: r.variant, providerMetadata: pm } : undefined,
+    );
+    push(out, { type: 'REASONING_END', messageId: r.messageId }, r.owner);
+  }
+
+  function startTool(out: AgUiEvent[], e: EventOf<'tool-input-start'> | EventOf<'tool-input-end'>): void {
+    const owner = e.subagentId;
+    const parent = messageFor(owner);
+    const meta: Record<string, unknown> = {
+      providerExecuted: e.providerExecuted,
+      providerMetadata: e.type === 'tool-input-start' ? e.providerMetadata : undefined,
+      // The canonical call had no tool-input-start (its input arrived whole with tool-input-end).
+      noStart: e.type === 'tool-input-end' ? true : undefined,
+    };
+    tools.set(e.toolCallId, { owner, name: e.toolName, streamed: false, args: [], meta });
+    toolParents.set(e.toolCallId, parent);
+    push(out, { type: 'TOOL_CALL_START', toolCallId: e.toolCallId, toolCallName: e.toolName, parentMessageId: parent }, owner, meta);
+  }
+
+  function endTool(out: AgUiEvent[], e: EventOf<'tool-input-end'> | undefined, toolCallId: string): void {
+    const t = tools.get(toolCallId);
+    if (!t) return;
+    tools.delete(toolCallId);
+    let input: Json | undefined;
+    if (e) {
+      if (!t.streamed) {
+        // The input arrived whole: send it as one ARGS.
+        const text = typeof e.input === 'string' && e.inputError !== undefined ? e.input : JSON.stringify(e.input);
+        // `whole` tells the reader this ARGS stands for no canonical delta; the rest repeats the
+        // START's metadata, which the client would otherwise replace on the tool call.
+        if (text !== '') push(out, { type: 'TOOL_CALL_ARGS', toolCallId, delta: text }, t.owner, { ...t.meta, whole: true });
+      } else {
+        // The reader parses the streamed text; say so when that would not give the same input.
+        const text = t.args.join('');
+        let same: boolean;
+        if (e.inputError !== undefined) same = e.input === text;
+        else {
+          try {
+            same = JSON.stringify(JSON.parse(text)) === JSON.stringify(e.input);
+          } catch {
+            same = false;
+          }
+        }
+        if (!same) input = e.input;
+      }
+      const encrypted = encryptedOf(e.providerMetadata);
+      if (encrypted !== undefined)
+        push(out, { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'tool-call', entityId: toolCallId, encryptedValue: encrypted }, t.owner);
+    }
+    pushIf(out, { type: 'TOOL_CALL_END', toolCallId }, t.owner, {
+      toolName: e && e.toolName !== t.name ? e.toolName : undefined,
+      providerExecuted: e?.providerExecuted,
+      inputError: e?.inputError,
+      input,
+      providerMetadata: e?.providerMetadata,
+    });
+  }
+
+  function endStep(out: AgUiEvent[], stepId: string, e?: EventOf<'step-finish'>): void {
+    const s = steps.get(stepId);
+    if (!s) return;
+    steps.delete(stepId);
+    names(s.owner).delete(s.name);
+    current.delete(s.owner);
+    pushIf(out, { type: 'STEP_FINISHED', stepName: s.name }, s.owner, {
+      stepId: s.name === stepId ? undefined : stepId,
+      finishReason: e?.finishReason,
+      rawFinishReason: e?.rawFinishReason,
+      usage: e?.usage,
+      durationMs: e?.durationMs,
+      providerMetadata: e?.providerMetadata,
+    });
+  }
+
+  /** Closes everything still open, as RUN_FINISHED requires. */
+  function closeAll(out: AgUiEvent[]): void {
+    for (const blockId of [...texts.keys()]) endText(out, blockId, undefined);
+    for (const blockId of [...reasoning.keys()]) endReasoning(out, blockId, undefined);
+    for (const id of [...tools.keys()]) endTool(out, undefined, id);
+    for (const stepId of [...steps.keys()]) endStep(out, stepId);
+    for (const id of [...openSubagents]) {
+      openSubagents.delete(id);
+      push(out, { type: 'SUBAGENT_FINISHED', subagentRunId: id }, undefined);
+    }
+  }
+
+  function snapshot(out: AgUiEvent[]): void {
+    if (!mirror) return;
+    const messages = [...structuredClone(options.history ?? []), ...mirror.snapshot()];
+    push(out, { type: 'MESSAGES_SNAPSHOT', messages }, undefined, { derived: true });
+  }
+
+  function custom(out: AgUiEvent[], e: CanonicalEvent, kind: string): void {
+    const { type: _t, runId: _r, seq: _s, ts: _ts, subagentId, ...value } = e;
+    push(out, { type: 'CUSTOM', name: `${ns}.${kind}`, value }, subagentId);
+  }
+
+  function todos(out: AgUiEvent[], e: EventOf<'todos'>): void {
+    const m = { event: 'todos', change: e.change };
+    if (stateSent && stateIsObject) {
+      // `add` on an object member replaces it, so this works whether /todos exists or not.
+      push(out, { type: 'STATE_DELTA', delta: [{ op: 'add', path: '/todos', value: e.todos }] }, e.subagentId, m);
+    } else {
+      push(out, { type: 'STATE_SNAPSHOT', snapshot: { todos: e.todos } }, e.subagentId, m);
+      stateSent = true;
+      stateIsObject = true;
+    }
+  }
+
+  function encode(e: CanonicalEvent, out: AgUiEvent[]): void {
+    if (!started && e.type !== 'run-start') startRun(out, e);
+    const owner = e.subagentId;
+    switch (e.type) {
+      case 'run-start':
+        if (!started) startRun(out, e);
+        return;
+      case 'step-start':
+        startStep(out, e);
+        return;
+      case 'step-finish':
+        if (!steps.has(e.stepId)) startStep(out, { ...e, type: 'step-start', kind: 'other' } as EventOf<'step-start'>);
+        endStep(out, e.stepId, e);
+        return;
+      case 'text-start':
+        if (!texts.has(e.blockId)) startText(out, e.blockId, owner, e.providerMetadata);
+        return;
+      case 'text-delta': {
+        if (!texts.has(e.blockId)) startText(out, e.blockId, owner, undefined);
+        const t = texts.get(e.blockId) as { messageId: string; owner: Owner };
+        push(out, { type: 'TEXT_MESSAGE_CONTENT', messageId: t.messageId, delta: e.delta }, t.owner);
+        return;
+      }
+      case 'text-end':
+        endText(out, e.blockId, e.providerMetadata);
+        return;
+      case 'citation':
+        custom(out, e, 'citation');
+        return;
+      case 'reasoning-start':
+        if (sendReasoning && !reasoning.has(e.blockId)) startReasoning(out, e);
+        return;
+      case 'reasoning-delta': {
+        if (!sendReasoning) return;
+        if (!reasoning.has(e.blockId)) startReasoning(out, { blockId: e.blockId, variant: 'thinking', subagentId: owner });
+        const r = reasoning.get(e.blockId) as { messageId: string; owner: Owner };
+        push(out, { type: 'REASONING_MESSAGE_CONTENT', messageId: r.messageId, delta: e.delta }, r.owner);
+        return;
+      }
+      case 'reasoning-end':
+        endReasoning(out, e.blockId, e.providerMetadata);
+        return;
+      case 'tool-input-start':
+        if (!tools.has(e.toolCallId)) startTool(out, e);
+        return;
+      case 'tool-input-delta': {
+        const t = tools.get(e.toolCallId);
+        if (!t) return; // no name to open a call with; the tool-input-end sends the whole input
+        t.streamed = true;
+        t.args.push(e.delta);
+        push(out, { type: 'TOOL_CALL_ARGS', toolCallId: e.toolCallId, delta: e.delta }, t.owner);
+        return;
+      }
+      case 'tool-input-end':
+        if (!tools.has(e.toolCallId)) startTool(out, e);
+        endTool(out, e, e.toolCallId);
+        return;
+      case 'tool-output':
+      case 'tool-error': {
+        const count = (resultCount.get(e.toolCallId) ?? 0) + 1;
+        resultCount.set(e.toolCallId, count);
+        const messageId = unique(`${base}:${e.toolCallId}:result${count > 1 ? `:${count}` : ''}`);
+        let content: string;
+        let m: Record<string, unknown>;
+        if (e.type === 'tool-output') {
+          const json = typeof e.output !== 'string';
+          content = json ? JSON.stringify(e.output) : (e.output as string);
+          m = { toolName: e.toolName, json: json || undefined, preliminary: e.preliminary, providerExecuted: e.providerExecuted };
+        } else {
+          content = e.error;
+          m = { error: true, toolName: e.toolName, output: e.output, providerExecuted: e.providerExecuted };
+        }
+        m.providerMetadata = e.providerMetadata;
+        push(out, { type: 'TOOL_CALL_RESULT', messageId, toolCallId: e.toolCallId, content, role: 'tool' }, owner, m);
+        // Text after a tool result is a new assistant message (assistant → tool → assistant).
+        current.delete(owner);
+        return;
+      }
+      case 'todos':
+        todos(out, e);
+        return;
+      case 'state-snapshot':
+        push(out, { type: 'STATE_SNAPSHOT', snapshot: e.state }, owner);
+        stateSent = true;
+        stateIsObject = typeof e.state === 'object' && e.state !== null && !Array.isArray(e.state);
+        return;
+      case 'state-delta':
+        if (!validPatch(e.patch)) {
+          custom(out, e, 'state-delta');
+          return;
+        }
+        push(out, { type: 'STATE_DELTA', delta: e.patch }, owner);
+        if (e.patch.some((op) => op.path === '')) stateIsObject = false;
+        return;
+      case 'subagent-start': {
+        if (openSubagents.has(e.subagentId)) return;
+        const ev: AgUiEvent = { type: 'SUBAGENT_STARTED', subagentRunId: e.subagentId, name: e.name };
+        if (e.task !== undefined) ev.description = e.task;
+        const parentKnown = e.parentSubagentId !== undefined && knownSubagents.has(e.parentSubagentId);
+        if (parentKnown) ev.parentSubagentRunId = e.parentSubagentId;
+        if (e.parentToolCallId !== undefined) {
+          ev.parentToolCallId = e.parentToolCallId;
+          const parentMessage = toolParents.get(e.parentToolCallId);
+          if (parentMessage !== undefined) ev.parentMessageId = parentMessage;
+        }
+        openSubagents.add(e.subagentId);
+        knownSubagents.add(e.subagentId);
+        // Always carries metadata: it marks parentMessageId as ours (derived, not input).
+        push(out, ev, undefined, { parentSubagentId: parentKnown ? undefined : e.parentSubagentId });
+        return;
+      }
+      case 'subagent-finish': {
+        if (!openSubagents.has(e.subagentId)) encode({ ...e, type: 'subagent-start', name: e.subagentId } as CanonicalEvent, out);
+        openSubagents.delete(e.subagentId);
+        if (e.error !== undefined)
+          pushIf(out, { type: 'SUBAGENT_ERROR', subagentRunId: e.subagentId, message: e.error }, undefined, { result: e.result });
+        else {
+          const ev: AgUiEvent = { type: 'SUBAGENT_FINISHED', subagentRunId: e.subagentId };
+          if (e.result !== undefined) ev.result = e.result;
+          push(out, ev, undefined);
+        }
+        return;
+      }
+      case 'source':
+        if (sendSources) custom(out, e, 'source');
+        return;
+      case 'file':
+      case 'status':
+        custom(out, e, e.type);
+        return;
+      case 'usage':
+        if (e.scope === 'total') lastTotal = e.usage;
+        custom(out, e, 'usage');
+        return;
+      case 'error':
+        if (e.fatal && !fatal) fatal = e;
+        custom(out, e, 'error');
+        return;
+      case 'custom':
+        push(out, { type: 'CUSTOM', name: e.name, value: e.value }, owner);
+        return;
+      case 'raw':
+        // Always with metadata: it tells the reader this RAW is a canonical raw event, not a producer's.
+        push(out, { type: 'RAW', event: e.event, source: e.source }, owner, { reason: e.reason, where: e.where });
+        return;
+      case 'run-finish': {
+        const usage = tokenUsage(e.usage ?? lastTotal, provider, model);
+        const m = {
+          finishReason: e.finishReason,
+          rawFinishReason: e.rawFinishReason,
+          usage: e.usage,
+          providerMetadata: e.providerMetadata,
+        };
+        ended = true;
+        if (fatal || e.finishReason === 'error') {
+          // RUN_ERROR needs nothing closed (the verifier only checks RUN_FINISHED); blocks the
+          // canonical stream closed before run-finish are already closed.
+          snapshot(out);
+          const ev: AgUiEvent = { type: 'RUN_ERROR', message: fatal?.message ?? e.rawFinishReason ?? 'The run failed.' };
+          if (fatal?.code !== undefined) ev.code = fatal.code;
+          if (usage) ev.usage = usage;
+          push(out, ev, undefined, m);
+          return;
+        }
+        closeAll(out);
+        snapshot(out);
+        const ev: AgUiEvent = { type: 'RUN_FINISHED', threadId, runId, outcome: carriedOutcome(e.providerMetadata) ?? { type: 'success' } };
+        const result = e.providerMetadata?.['ag-ui']?.result;
+        if (result !== undefined && result !== null) ev.result = result;
+        if (usage) ev.usage = usage;
+        push(out, ev, undefined, m);
+        return;
+      }
+      case 'run-abort':
+        // AG-UI's own word for a run stopped by whoever ran it, without failing: outcome cancelled.
+        ended = true;
+        closeAll(out);
+        snapshot(out);
+        push(out, { type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'cancelled' } }, undefined, { abort: true, reason: e.reason });
+        return;
+    }
+  }
+
+  return {
+    push(e) {
+      if (ended) return [];
+      ts = Number.isFinite(e.ts) ? Math.round(e.ts) : undefined;
+      const out: AgUiEvent[] = [];
+      encode(e, out);
+      return out;
+    },
+    end() {
+      return [];
+    },
+  };
+}

@@ -1,0 +1,362 @@
+/**
+ * Zod schemas of the WebSocket `agent:event` contract (seed 004, "Claude API Event Transformation
+ * Mapping"; field names from the seed's WebSocket box, the base fields from the BC-Claude-Agent
+ * prototype's `BaseAgentEvent`), plus the extension frames Switchboard adds for canonical events the
+ * seed has no type for. One frame is the payload of one `socket.emit('agent:event', event)`.
+ *
+ * Like `model/schema.ts` this module loads zod, so the encoder and the reader import its types only.
+ * `validateWsEvents` checks a whole session: every frame against its schema, and the contract's
+ * sequence rules (eventIndex, sequenceNumber, persistenceState, dedupe, accumulation).
+ */
+import { z } from 'zod';
+import type { ValidationIssue, ValidationResult } from '../model/validate.ts';
+
+const json = z.json();
+const providerMetadata = z.record(z.string(), z.record(z.string(), json)).optional();
+const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+
+/** `persistenceState`: transient (chunks), pending (not yet stored), persisted (stored, has a sequenceNumber). */
+export const wsPersistenceStateSchema = z.enum(['transient', 'pending', 'persisted']);
+
+const location = z.strictObject({
+  line: z.number().int().positive().optional(),
+  event: z.number().int().positive().optional(),
+  sseEvent: z.string().optional(),
+  field: z.string().optional(),
+  expected: z.string().optional(),
+});
+
+/**
+ * Token usage in Anthropic's vocabulary (the seed's `usage: { input_tokens, output_tokens, cache_* }`):
+ * `input_tokens` counts uncached input only, as Anthropic does; the cache counts, `service_tier` and the
+ * provider's other usage keys sit beside it; `raw` is the provider's object as received.
+ */
+export const wsUsageSchema = z
+  .looseObject({
+    input_tokens: z.number().optional(),
+    output_tokens: z.number().optional(),
+    total_tokens: z.number().optional(),
+    reasoning_tokens: z.number().optional(),
+    cache_creation_input_tokens: z.number().optional(),
+    cache_read_input_tokens: z.number().optional(),
+    cost_usd: z.number().optional(),
+    service_tier: z.string().nullable().optional(),
+    raw: json.optional(),
+  })
+  .describe('Usage with cache tokens and the provider extras (service_tier, …); raw = the provider object.');
+
+/**
+ * A citation on message_chunk / message: Anthropic's citation object (`type`, `cited_text`,
+ * `document_index`, `document_title`, `start_char_index`, `end_char_index`, or `url` / `title` for web
+ * results) plus `kind` (the canonical kind) and `raw` (the provider's own object).
+ */
+export const wsCitationSchema = z.looseObject({
+  type: z.string(),
+  kind: z.enum(['url', 'document', 'location']).optional(),
+  cited_text: z.string().optional(),
+  document_index: z.number().optional(),
+  document_title: z.string().optional(),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  start_char_index: z.number().optional(),
+  end_char_index: z.number().optional(),
+  raw: json.optional(),
+});
+
+/** Fields of every frame: the prototype's BaseAgentEvent plus eventIndex (seed) and subagentId. */
+const base = {
+  eventId: z.string().min(1).describe('Unique, deterministic: `<runId>:<seq>` of the canonical event, `.k` for its k-th further frame.'),
+  timestamp: z.iso.datetime().describe('ISO 8601, from the canonical event time.'),
+  sessionId: z.string().min(1),
+  eventIndex: z.number().int().nonnegative().describe('Per session, from 0, +1 on every frame.'),
+  sequenceNumber: z.number().int().optional().describe('Per session, strictly increasing; present iff persisted.'),
+  persistenceState: wsPersistenceStateSchema,
+  subagentId: z.string().optional().describe('Set on frames of a nested subagent run.'),
+};
+
+function frame<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z
+    .strictObject({ type: z.literal(type) })
+    .extend(base)
+    .extend(shape);
+}
+
+/** Block fields of the streaming frames: blockIndex per message/turn, messageId, and our blockId. */
+const block = {
+  blockIndex: z.number().int().nonnegative().describe('Per message/turn, per content block (text, thinking, tool use).'),
+  messageId: z.string().describe('The message (model step) the block belongs to; the run message outside steps.'),
+  blockId: z.string().describe('Extension: the canonical block id.'),
+  startProviderMetadata: providerMetadata.describe('Extension: providerMetadata of the block start (first frame of the block).'),
+};
+
+export const wsSessionStartSchema = frame('session_start', {
+  userId: z.string().optional(),
+  modelConfig: z.strictObject({ model: z.string().optional(), provider: z.string().optional() }),
+  messageId: z.string(),
+  chatId: z.string().optional(),
+  parentRunId: z.string().optional(),
+  agent: z.string().optional(),
+  metadata: z.record(z.string(), json).optional(),
+  providerMetadata,
+});
+
+const variant = z.literal('processing').optional().describe('Extension: set for processing (agent status) reasoning.');
+
+export const wsThinkingChunkSchema = frame('thinking_chunk', { content: z.string(), variant, ...block });
+export const wsThinkingSchema = frame('thinking', {
+  content: z.string().describe('The accumulated content of the block.'),
+  variant,
+  ...block,
+  providerMetadata,
+});
+export const wsMessageChunkSchema = frame('message_chunk', {
+  content: z.string(),
+  citations: z.array(wsCitationSchema).optional().describe('Citations that arrived since the previous chunk.'),
+  ...block,
+});
+export const wsMessageSchema = frame('message', {
+  content: z.string().describe('The accumulated content of the block.'),
+  role: z.literal('assistant'),
+  citations: z.array(wsCitationSchema).optional().describe('Every citation of the block.'),
+  ...block,
+  providerMetadata,
+});
+
+/** Prototype (`@bc-agent/shared`) names, sent too with the encoder's `aliases` option. */
+const toolAliases = { toolName: z.string().optional(), toolUseId: z.string().optional() };
+
+export const wsToolUseSchema = frame('tool_use', {
+  tool_call_id: z.string(),
+  tool_name: z.string(),
+  tool_input: json,
+  blockIndex: z.number().int().nonnegative(),
+  messageId: z.string(),
+  providerExecuted: z.literal(true).optional(),
+  inputError: z.string().optional(),
+  providerMetadata,
+  startProviderMetadata: providerMetadata,
+  ...toolAliases,
+  args: json.optional(),
+});
+export const wsToolResultSchema = frame('tool_result', {
+  tool_call_id: z.string(),
+  tool_name: z.string().optional(),
+  result: json,
+  isError: z.boolean(),
+  error: z.string().optional(),
+  providerExecuted: z.literal(true).optional(),
+  preliminary: z.literal(true).optional().describe('Extension: a preliminary output (transient-like, not deduplicated).'),
+  providerMetadata,
+  ...toolAliases,
+  success: z.boolean().optional(),
+});
+export const wsCompleteSchema = frame('complete', {
+  stop_reason: z.string().nullable().describe('Anthropic vocabulary (end_turn, tool_use, max_tokens, …) or the provider value.'),
+  reason: z.enum(['success', 'error', 'max_turns', 'user_cancelled']),
+  finishReason: finishReason.optional().describe('Extension: the canonical finish reason.'),
+  derivedStopReason: z.literal(true).optional().describe('Extension: stop_reason was derived from finishReason (no provider value).'),
+  usage: wsUsageSchema.optional(),
+  aborted: z.literal(true).optional(),
+  abortReason: z.string().optional(),
+  providerMetadata,
+  stopReason: z.string().nullable().optional(),
+});
+export const wsErrorSchema = frame('error', {
+  error: z.string(),
+  code: z.string().optional(),
+  fatal: z.boolean().describe('Extension: the run cannot go on.'),
+  where: location.optional(),
+  providerMetadata,
+});
+
+// -- extensions: canonical events the seed has no type for ---------------------------------------
+
+export const wsStepStartSchema = frame('step_start', {
+  stepId: z.string(),
+  kind: z.enum(['model', 'planning', 'action', 'final-answer', 'other']),
+  name: z.string().optional(),
+  number: z.number().int().optional(),
+  model: z.string().optional(),
+  providerMetadata,
+});
+export const wsStepFinishSchema = frame('step_finish', {
+  stepId: z.string(),
+  stop_reason: z.string().nullable().optional(),
+  finishReason: finishReason.optional(),
+  derivedStopReason: z.literal(true).optional(),
+  usage: wsUsageSchema.optional(),
+  durationMs: z.number().optional(),
+  providerMetadata,
+});
+export const wsSourceSchema = frame('source', {
+  sourceId: z.string(),
+  kind: z.enum(['url', 'document']),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  mediaType: z.string().optional(),
+  filename: z.string().optional(),
+  providerMetadata,
+});
+export const wsFileSchema = frame('file', { url: z.string(), mediaType: z.string(), filename: z.string().optional(), providerMetadata });
+export const wsTodosSchema = frame('todos', {
+  change: z.enum(['create', 'update', 'done', 'snapshot']),
+  todos: z.array(
+    z.strictObject({
+      id: z.string(),
+      content: z.string(),
+      status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']),
+      activeForm: z.string().optional(),
+    }),
+  ),
+});
+export const wsSubagentStartSchema = frame('subagent_start', {
+  subagentId: z.string(),
+  parentSubagentId: z.string().optional(),
+  name: z.string(),
+  task: z.string().optional(),
+  parentToolCallId: z.string().optional(),
+});
+export const wsSubagentFinishSchema = frame('subagent_finish', {
+  subagentId: z.string(),
+  result: z.string().optional(),
+  error: z.string().optional(),
+});
+export const wsUsageEventSchema = frame('usage', {
+  scope: z.enum(['increment', 'step', 'total']),
+  usage: wsUsageSchema,
+  durationMs: z.number().optional(),
+});
+export const wsStatusSchema = frame('status', { status: z.string(), message: z.string().optional() });
+export const wsStateSnapshotSchema = frame('state_snapshot', { state: json });
+export const wsStateDeltaSchema = frame('state_delta', {
+  patch: z.array(
+    z.strictObject({
+      op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+      path: z.string(),
+      from: z.string().optional(),
+      value: json.optional(),
+    }),
+  ),
+});
+export const wsCustomSchema = frame('custom', { name: z.string(), value: json });
+export const wsRawSchema = frame('raw', { source: z.string(), event: json, reason: z.string().optional(), where: location.optional() });
+
+/** Every frame the WebSocket encoder writes, discriminated on `type`. */
+export const wsEventSchema = z.discriminatedUnion('type', [
+  wsSessionStartSchema,
+  wsThinkingChunkSchema,
+  wsThinkingSchema,
+  wsMessageChunkSchema,
+  wsMessageSchema,
+  wsToolUseSchema,
+  wsToolResultSchema,
+  wsCompleteSchema,
+  wsErrorSchema,
+  wsStepStartSchema,
+  wsStepFinishSchema,
+  wsSourceSchema,
+  wsFileSchema,
+  wsTodosSchema,
+  wsSubagentStartSchema,
+  wsSubagentFinishSchema,
+  wsUsageEventSchema,
+  wsStatusSchema,
+  wsStateSnapshotSchema,
+  wsStateDeltaSchema,
+  wsCustomSchema,
+  wsRawSchema,
+]);
+
+/** One `agent:event` frame. */
+export type WsEvent = z.infer<typeof wsEventSchema>;
+export type WsEventType = WsEvent['type'];
+export type WsEventOf<T extends WsEventType> = Extract<WsEvent, { type: T }>;
+export type WsUsage = z.infer<typeof wsUsageSchema>;
+export type WsCitation = z.infer<typeof wsCitationSchema>;
+
+/** The seed's own event types (the rest are Switchboard extensions). */
+export const WS_SEED_TYPES = [
+  'session_start',
+  'thinking_chunk',
+  'thinking',
+  'message_chunk',
+  'message',
+  'tool_use',
+  'tool_result',
+  'complete',
+  'error',
+] as const;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}
+
+/**
+ * Checks a session of frames: each against its schema, and the contract as a whole — session_start
+ * first and complete last; eventIndex +1 per frame; sequenceNumber strictly increasing; chunks
+ * transient, frames with a sequenceNumber persisted, the others pending; one tool_use and one final
+ * tool_result per tool_call_id; thinking / message content equal to its chunks joined.
+ */
+export function validateWsEvents(frames: Iterable<unknown>): ValidationResult {
+  const issues: ValidationIssue[] = [];
+  let index = -1;
+  let lastIndex: number | undefined;
+  let lastSeq = -Infinity;
+  let ended = false;
+  const toolUses = new Set<string>();
+  const toolResults = new Set<string>();
+  const chunks = new Map<string, string[]>();
+  for (const input of frames) {
+    index++;
+    const parsed = wsEventSchema.safeParse(input);
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) issues.push({ index, path: pathOf(i.path), message: i.message });
+      continue;
+    }
+    const f = parsed.data;
+    const issue = (path: string, message: string) => issues.push({ index, path, message });
+    if (index === 0 && f.type !== 'session_start') issue('type', `expected the first frame to be "session_start", got "${f.type}"`);
+    if (ended) issue('type', `expected nothing after "complete", got "${f.type}"`);
+    if (lastIndex !== undefined && f.eventIndex !== lastIndex + 1) issue('eventIndex', `expected ${lastIndex + 1}, got ${f.eventIndex}`);
+    lastIndex = f.eventIndex;
+    if (f.sequenceNumber !== undefined) {
+      if (f.sequenceNumber <= lastSeq) issue('sequenceNumber', `expected a number greater than ${lastSeq}, got ${f.sequenceNumber}`);
+      lastSeq = f.sequenceNumber;
+    }
+    const chunk = f.type === 'thinking_chunk' || f.type === 'message_chunk';
+    const expected = chunk ? 'transient' : f.sequenceNumber !== undefined ? 'persisted' : 'pending';
+    if (f.persistenceState !== expected) issue('persistenceState', `expected "${expected}", got "${f.persistenceState}"`);
+    switch (f.type) {
+      case 'thinking_chunk':
+      case 'message_chunk': {
+        const list = chunks.get(f.blockId) ?? [];
+        list.push(f.content);
+        chunks.set(f.blockId, list);
+        break;
+      }
+      case 'thinking':
+      case 'message': {
+        const joined = (chunks.get(f.blockId) ?? []).join('');
+        chunks.delete(f.blockId);
+        if (joined !== f.content) issue('content', `expected the accumulated content of block "${f.blockId}" (its chunks joined)`);
+        break;
+      }
+      case 'tool_use':
+        if (toolUses.has(f.tool_call_id)) issue('tool_call_id', `tool_use "${f.tool_call_id}" sent twice`);
+        toolUses.add(f.tool_call_id);
+        break;
+      case 'tool_result':
+        if (f.preliminary) break;
+        if (toolResults.has(f.tool_call_id)) issue('tool_call_id', `tool_result "${f.tool_call_id}" sent twice`);
+        toolResults.add(f.tool_call_id);
+        break;
+      case 'complete':
+        ended = true;
+        break;
+    }
+  }
+  return { ok: issues.length === 0, issues };
+}
