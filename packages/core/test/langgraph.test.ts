@@ -219,7 +219,7 @@ describe('LangGraph decoder: captures', () => {
       ],
     );
     const delta = ofType(events, 'state-delta')[0];
-    assert.equal(delta?.patch[0]?.path, '/messages/-');
+    assert.equal(delta?.patch[0]?.path, '/messages');
     assert.equal(text(events), 'Checking both cities now.Paris is sunny, 21°C; Tokyo has light rain, 18°C.');
   });
 

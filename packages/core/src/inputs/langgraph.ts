@@ -302,6 +302,7 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
       if (!others) return;
     }
     const messages = Array.isArray(payload.messages) ? payload.messages : undefined;
+    if (messages) messagesKnown.add(ns);
     const first = !baselineSeen.has(ns);
     baselineSeen.add(ns);
     if (messages) {
@@ -324,6 +325,8 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
   const baselineSeen = new Set<string>();
+  /** Namespaces whose state is known (to the client) to have a `messages` list. */
+  const messagesKnown = new Set<string>();
 
   function updatesMode(ns: string, payload: unknown, where?: Location): void {
     if (!isObject(payload)) {
@@ -355,7 +358,12 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
           if (k === 'messages') {
             const list = Array.isArray(v) ? v : [v];
             newMessages(ns, list, s);
-            for (const msg of list) patch.push({ op: 'add', path: `${pointer('messages')}/-`, value: msg as Json });
+            // Append to a list the client already has; create it when no snapshot has shown it yet, so
+            // the patch always applies.
+            if (messagesKnown.has(ns))
+              for (const msg of list) patch.push({ op: 'add', path: `${pointer('messages')}/-`, value: msg as Json });
+            else patch.push({ op: 'add', path: pointer('messages'), value: list as Json });
+            messagesKnown.add(ns);
           } else {
             patch.push({ op: 'add', path: pointer(k), value: (v ?? null) as Json });
             if (k === 'todos' && Array.isArray(v)) ctx.setTodos(v, 'update');

@@ -631,6 +631,13 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
         return;
       case 'tool-output':
       case 'tool-error': {
+        if (!toolParents.has(e.toolCallId) && !tools.has(e.toolCallId)) {
+          // A result for a call the stream never showed (a provider-run tool): open and close the call
+          // first, as the AI SDK encoder does, so the client has a call to attach the result to.
+          const call: EventOf<'tool-input-end'> = { ...e, type: 'tool-input-end', toolName: e.toolName ?? 'unknown', input: {} };
+          startTool(out, call);
+          endTool(out, call, e.toolCallId);
+        }
         const count = (resultCount.get(e.toolCallId) ?? 0) + 1;
         resultCount.set(e.toolCallId, count);
         const messageId = unique(`${base}:${e.toolCallId}:result${count > 1 ? `:${count}` : ''}`);

@@ -1,0 +1,104 @@
+/**
+ * The conformance matrix: every input through every encoder, each output checked by the official
+ * implementation of its protocol where one exists (the `ai` package's chunk schema and
+ * `readUIMessageStream`; `@ag-ui/core`'s schemas and `@ag-ui/client`'s full pipeline), and the
+ * AG-UI and AI SDK outputs of the same input compared (same assistant text, reasoning and tool calls).
+ */
+import {
+  type CanonicalEvent,
+  createDecoder,
+  createEncoder,
+  framed,
+  type Machine,
+  PROTOCOLS,
+  type Protocol,
+} from '../../packages/core/src/index.ts';
+import { validate } from '../../packages/core/src/schema.ts';
+import { runAgUi, schemaIssues, summarizeAgUi } from '../support/ag-ui-oracle.ts';
+import { assembleChunks, parseAiSdkSse, summarizeMessage } from '../support/ai-sdk-oracle.ts';
+import type { MatrixInput } from './inputs.ts';
+
+/** One cell: pass/fail, how many frames, and why it failed. */
+export interface Cell {
+  ok: boolean;
+  frames: number;
+  note?: string;
+}
+
+export interface Row {
+  input: string;
+  framework: string;
+  cells: Record<string, Cell>;
+}
+
+function drain<I, O>(m: Machine<I, O>, inputs: I[]): O[] {
+  const out: O[] = [];
+  for (const i of inputs) out.push(...m.push(i));
+  out.push(...m.end());
+  return out;
+}
+
+const sse = (frames: readonly object[], terminator?: string) =>
+  frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + (terminator ? `data: ${terminator}\n\n` : '');
+
+type Summary = { text: string; reasoning: string[]; tools: { toolCallId: string; toolName: string }[] };
+
+/** Protocol-specific checks; protocols without an official implementation are checked by their own schema in their tests. */
+const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | undefined>>> = {
+  'ai-sdk': async (frames) => {
+    const chunks = await parseAiSdkSse(sse(frames, '[DONE]'));
+    const { message } = await assembleChunks(chunks);
+    const s = summarizeMessage(message);
+    return { text: s.text, reasoning: s.reasoning, tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })) };
+  },
+  'ag-ui': async (frames) => {
+    const issues = schemaIssues(frames);
+    if (issues.length) throw new Error(`@ag-ui/core schema: ${issues[0]}`);
+    const run = await runAgUi(sse(frames));
+    if (run.error) throw new Error(`@ag-ui/client: ${String(run.error)}`);
+    if (run.warnings.length) throw new Error(`@ag-ui/client warned: ${run.warnings[0]}`);
+    const s = summarizeAgUi(run.messages);
+    return { text: s.text, reasoning: s.reasoning, tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })) };
+  },
+};
+
+function message(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 160) ?? '';
+}
+
+/** Runs one input through every encoder. */
+export async function runRow(input: MatrixInput): Promise<Row> {
+  const events = drain(framed(createDecoder('auto', { runId: 'run', now: () => 0 })), [input.body]);
+  const first = events[0];
+  const framework = first?.type === 'run-start' ? (first.provider ?? '?') : '?';
+  const cells: Record<string, Cell> = {};
+  const v = validate(events);
+  cells.canonical = v.ok
+    ? { ok: true, frames: events.length }
+    : { ok: false, frames: events.length, note: `event ${v.issues[0]?.index} ${v.issues[0]?.path}: ${v.issues[0]?.message}` };
+  const summaries: Partial<Record<Protocol, Summary>> = {};
+  for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
+    if (protocol === 'canonical') continue;
+    let frames: object[] = [];
+    try {
+      frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, events);
+      const summary = await CHECKS[protocol]?.(frames);
+      if (summary) summaries[protocol] = summary;
+      cells[protocol] = { ok: true, frames: frames.length };
+    } catch (err) {
+      cells[protocol] = { ok: false, frames: frames.length, note: message(err) };
+    }
+  }
+  const a = summaries['ai-sdk'];
+  const b = summaries['ag-ui'];
+  if (a && b) {
+    const same =
+      a.text === b.text &&
+      JSON.stringify(a.reasoning) === JSON.stringify(b.reasoning) &&
+      JSON.stringify(a.tools) === JSON.stringify(b.tools);
+    cells['ag-ui≡ai-sdk'] = same
+      ? { ok: true, frames: 0 }
+      : { ok: false, frames: 0, note: 'assistant text, reasoning or tool calls differ between the AG-UI and AI SDK outputs' };
+  }
+  return { input: input.name, framework, cells };
+}
