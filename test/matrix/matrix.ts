@@ -13,7 +13,7 @@ import {
   PROTOCOLS,
   type Protocol,
 } from '../../packages/core/src/index.ts';
-import { validate } from '../../packages/core/src/schema.ts';
+import { validate, validateDsAgentMessages, validateWsEvents } from '../../packages/core/src/schema.ts';
 import { runAgUi, schemaIssues, summarizeAgUi } from '../support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse, summarizeMessage } from '../support/ai-sdk-oracle.ts';
 import type { MatrixInput } from './inputs.ts';
@@ -43,7 +43,18 @@ const sse = (frames: readonly object[], terminator?: string) =>
 
 type Summary = { text: string; reasoning: string[]; tools: { toolCallId: string; toolName: string }[] };
 
-/** Protocol-specific checks; protocols without an official implementation are checked by their own schema in their tests. */
+function schemaCheck(validator: (frames: object[]) => { ok: boolean; issues: { index: number; path: string; message: string }[] }) {
+  return async (frames: object[]) => {
+    const r = validator(frames);
+    if (!r.ok) throw new Error(`frame ${r.issues[0]?.index} ${r.issues[0]?.path}: ${r.issues[0]?.message}`);
+    return undefined;
+  };
+}
+
+/**
+ * Protocol checks: the official implementation where one exists (ai, @ag-ui/client), else the zod
+ * schemas written from the seeds (ws: seed 004, dsagent: seed 003).
+ */
 const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | undefined>>> = {
   'ai-sdk': async (frames) => {
     const chunks = await parseAiSdkSse(sse(frames, '[DONE]'));
@@ -60,6 +71,8 @@ const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | u
     const s = summarizeAgUi(run.messages);
     return { text: s.text, reasoning: s.reasoning, tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })) };
   },
+  ws: schemaCheck(validateWsEvents),
+  dsagent: schemaCheck(validateDsAgentMessages),
 };
 
 function message(err: unknown): string {

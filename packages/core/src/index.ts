@@ -9,12 +9,14 @@ export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } f
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
 export { createAgUiDecoder, detectAgUi } from './inputs/ag-ui.ts';
+export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './inputs/ai-sdk.ts';
 export { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
 export { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './inputs/claude-agent-sdk.ts';
 export type { Decoder } from './inputs/decoder.ts';
 export { framed } from './inputs/decoder.ts';
+export { createDsAgentDecoder, detectDsAgent } from './inputs/dsagent.ts';
 export { createGeminiDecoder, detectGemini } from './inputs/gemini.ts';
 export { createGeminiInteractionsDecoder, detectGeminiInteractions } from './inputs/gemini-interactions.ts';
 export { createGeminiSimpleDecoder } from './inputs/gemini-simple.ts';
@@ -33,6 +35,14 @@ export {
 } from './inputs/openai-responses.ts';
 export { createOpenAISimpleDecoder } from './inputs/openai-simple.ts';
 export { createSmolagentsDecoder, detectSmolagents } from './inputs/smolagents.ts';
+export {
+  createOpenAIChatThinkDecoder,
+  createThinkDecoder,
+  createThinkTextReader,
+  type ThinkDecoderOptions,
+  withThinkTags,
+} from './inputs/think.ts';
+export { createWsDecoder, detectWs } from './inputs/ws.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
 export type { DecoderOptions } from './model/emitter.ts';
@@ -44,10 +54,15 @@ export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './outputs/ag-ui.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';
+export type { DsAgentEncoderOptions, DsAgentRunMessage } from './outputs/dsagent.ts';
+export { createDsAgentEncoder } from './outputs/dsagent.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
 export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
+export type { WsEncoderOptions, WsEvent } from './outputs/ws.ts';
+export { createWsEncoder } from './outputs/ws.ts';
 export { BlockAssembler } from './transforms/blocks.ts';
 export type { PartialJson } from './transforms/partial-json.ts';
 export { parsePartialJson } from './transforms/partial-json.ts';
+export { createThinkTagExtractor, type ThinkSegment, type ThinkTagOptions } from './transforms/think-tags.ts';

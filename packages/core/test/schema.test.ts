@@ -53,3 +53,10 @@ test('unknown keys are rejected: extra data belongs in providerMetadata', () => 
   const r = validate([{ type: 'run-start', runId: 'r', seq: 0, ts: 0, version: 1, messageId: 'm', extra: 1 }]);
   assert.deepEqual(r.issues, [{ index: 0, path: '', message: 'Unrecognized key: "extra"' }]);
 });
+
+test('the name lists match the registries', async () => {
+  const { FRAMEWORK_NAMES, PROTOCOL_NAMES } = await import('../src/names.ts');
+  const { FRAMEWORKS, PROTOCOLS } = await import('../src/index.ts');
+  assert.deepEqual([...FRAMEWORK_NAMES].sort(), Object.keys(FRAMEWORKS).sort());
+  assert.deepEqual([...PROTOCOL_NAMES].sort(), Object.keys(PROTOCOLS).sort());
+});

@@ -515,8 +515,10 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return;
       }
       case 'finish-step':
-        // Parts stay open across a step's end (the official client keeps them: merged streams).
-        return closeStep();
+        // Parts stay open across a step's end (the official client keeps them: merged streams), unless
+        // a fatal error ended the run: then the step's open parts are over.
+        if (fatal) closeBlocks('the run failed before the tool input was complete');
+        return closeStep(fatal ? 'error' : undefined);
       case 'reset-step':
         // The client drops the step's parts; events already sent cannot be taken back, so the reset
         // is passed on for consumers that can (and open parts are closed).

@@ -4,20 +4,24 @@
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
 import { createAgUiDecoder, detectAgUi } from './ag-ui.ts';
+import { createAiSdkDecoder, detectAiSdk } from './ai-sdk.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';
 import { type Decoder, isObject } from './decoder.ts';
+import { createDsAgentDecoder, detectDsAgent } from './dsagent.ts';
 import { createGeminiDecoder, detectGemini } from './gemini.ts';
 import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
 import { createGeminiSimpleDecoder } from './gemini-simple.ts';
 import { createLangchainDecoder, detectLangchain } from './langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
 import { createOpenAIAgentsDecoder, detectOpenAIAgents } from './openai-agents.ts';
-import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
+import { detectOpenAIChat } from './openai-chat.ts';
 import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './openai-responses.ts';
 import { createOpenAISimpleDecoder } from './openai-simple.ts';
 import { createSmolagentsDecoder, detectSmolagents } from './smolagents.ts';
+import { createOpenAIChatThinkDecoder, createThinkDecoder } from './think.ts';
+import { createWsDecoder, detectWs } from './ws.ts';
 
 /**
  * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
@@ -27,7 +31,8 @@ export const FRAMEWORKS = {
   anthropic: createAnthropicDecoder,
   claude: createClaudeAgentDecoder,
   deepagents: createDeepAgentsDecoder,
-  'openai-chat': createOpenAIChatDecoder,
+  /** Chat Completions; a leading `<think>` section (open models) becomes reasoning. */
+  'openai-chat': createOpenAIChatThinkDecoder,
   'openai-responses': createOpenAIResponsesDecoder,
   'openai-agents': createOpenAIAgentsDecoder,
   /** Seed 000's planned simple OpenAI lines; shares the `{"type","data"}` envelope, so never auto-detected. */
@@ -42,6 +47,14 @@ export const FRAMEWORKS = {
   smolagents: createSmolagentsDecoder,
   /** AG-UI events read back (so an AG-UI agent can feed any UI). */
   'ag-ui': createAgUiDecoder,
+  /** Seed 004's WebSocket agent:event frames read back. */
+  ws: createWsDecoder,
+  /** Seed 003's DSAgentRunMessage frames read back. */
+  dsagent: createDsAgentDecoder,
+  /** The Vercel AI SDK UI message stream (what useChat reads): any AI SDK server's output. */
+  'ai-sdk': createAiSdkDecoder,
+  /** Text with <think> tags: raw text chunks, or OpenAI-compatible chat chunks; never auto-detected. */
+  think: createThinkDecoder,
 } as const satisfies Record<string, (options?: DecoderOptions) => Decoder>;
 
 export type Framework = keyof typeof FRAMEWORKS;
@@ -68,6 +81,8 @@ export function detectFramework(value: unknown): Framework | undefined {
   if (detectClaudeAgentSdk(value)) return 'claude-agent-sdk';
   if (detectSmolagents(value)) return 'smolagents';
   if (detectAgUi(value)) return 'ag-ui';
+  if (detectDsAgent(value)) return 'dsagent';
+  if (detectWs(value)) return 'ws';
   if (!isObject(value) || typeof value.type !== 'string') return undefined;
   // Before the Anthropic `error` rule and the `data` rule: Agents events have `data`, and a Responses
   // `error` event has a nested `error` (but also a sequence_number).
@@ -75,6 +90,8 @@ export function detectFramework(value: unknown): Framework | undefined {
   if (detectOpenAIResponses(value)) return 'openai-responses';
   if (ANTHROPIC_TYPES.has(value.type)) return 'anthropic';
   if (value.type === 'error' && isObject(value.error) && !('data' in value)) return 'anthropic';
+  // AI SDK data-* chunks carry `data` too: before the agent format.
+  if (detectAiSdk(value)) return 'ai-sdk';
   if ('data' in value) return 'claude';
   return undefined;
 }

@@ -257,6 +257,17 @@ export function createThinkDecoder(options: ThinkDecoderOptions = {}): Decoder {
 }
 
 /**
+ * The Chat Completions decoder with a **leading** think section extracted (`onlyAtStart` unless the
+ * options say otherwise): what open models served without a reasoning parser (vLLM, Ollama,
+ * llama.cpp, Groq `reasoning_format: raw`, …) stream. A response that does not start with `<think>`
+ * is decoded exactly as `createOpenAIChatDecoder` decodes it, so this is safe as the default for
+ * `openai-chat`.
+ */
+export function createOpenAIChatThinkDecoder(options: ThinkDecoderOptions = {}): Decoder {
+  return withThinkTags(createOpenAIChatDecoder(options), { ...options, onlyAtStart: options.onlyAtStart ?? true });
+}
+
+/**
  * Reads a raw text body (bytes or text, no JSON framing: the AI SDK text stream protocol, a plain
  * completion stream) with `<think>` tags into canonical events. Chunks may split tags and UTF-8
  * characters anywhere.

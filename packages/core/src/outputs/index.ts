@@ -7,9 +7,11 @@ import type { CanonicalEvent } from '../model/events.ts';
 import { AG_UI_SSE_HEADERS, type AgUiEncoderOptions, type AgUiEvent, createAgUiEncoder } from './ag-ui.ts';
 import { AI_SDK_SSE_HEADERS, type AiSdkChunk, type AiSdkEncoderOptions, createAiSdkEncoder } from './ai-sdk.ts';
 import { createCanonicalEncoder } from './canonical.ts';
+import { createDsAgentEncoder, type DsAgentEncoderOptions, type DsAgentRunMessage } from './dsagent.ts';
+import { createWsEncoder, type WsEncoderOptions, type WsEvent } from './ws.ts';
 
 /** Options understood by the encoders (each takes what applies to it). */
-export type EncoderOptions = AiSdkEncoderOptions & AgUiEncoderOptions;
+export type EncoderOptions = AiSdkEncoderOptions & AgUiEncoderOptions & WsEncoderOptions & DsAgentEncoderOptions;
 
 /** How one protocol is encoded and framed. */
 export interface ProtocolSpec {
@@ -20,13 +22,20 @@ export interface ProtocolSpec {
   terminator?: string;
 }
 
+/** SSE headers for protocols without their own. */
+const PLAIN_SSE_HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
 export const PROTOCOLS = {
   'ai-sdk': { create: createAiSdkEncoder, headers: AI_SDK_SSE_HEADERS, terminator: '[DONE]' },
   'ag-ui': { create: createAgUiEncoder, headers: AG_UI_SSE_HEADERS },
-  canonical: {
-    create: createCanonicalEncoder,
-    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' },
-  },
+  ws: { create: createWsEncoder, headers: PLAIN_SSE_HEADERS },
+  dsagent: { create: createDsAgentEncoder, headers: PLAIN_SSE_HEADERS },
+  canonical: { create: createCanonicalEncoder, headers: PLAIN_SSE_HEADERS },
 } as const satisfies Record<string, ProtocolSpec>;
 
 export type Protocol = keyof typeof PROTOCOLS;
@@ -35,6 +44,8 @@ export type Protocol = keyof typeof PROTOCOLS;
 export interface FrameTypes {
   'ai-sdk': AiSdkChunk;
   'ag-ui': AgUiEvent;
+  ws: WsEvent;
+  dsagent: DsAgentRunMessage;
   canonical: CanonicalEvent;
 }
 export type FrameOf<P extends Protocol> = FrameTypes[P];

@@ -157,8 +157,9 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
   const aliases = options.aliases === true;
   let sessionId = options.sessionId;
   let runMessageId: string | undefined;
-  let stepMessageId: string | undefined;
-  let blockIndex = 0;
+  /** Open steps (a subagent's nest inside its parent's), each with its block counter; outside steps, `outside`. */
+  const steps: { id: string; blocks: number }[] = [];
+  const outside = { blocks: 0 };
   let eventIndex = options.firstEventIndex ?? 0;
   let lastSequence = -Infinity;
   let ended = false;
@@ -175,9 +176,8 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
     sessionId ??= e.type === 'run-start' ? (e.chatId ?? e.runId) : e.runId;
     const session = sessionId;
 
-    /** Appends one frame: `body` first, then the envelope. */
-    const send = (body: Record<string, unknown>, transient = false): void => {
-      const f = body as Record<string, unknown>;
+    /** Appends one frame: `body` first, then the envelope (`owner`: the subagent whose frame it is). */
+    const send = (f: Record<string, unknown>, transient = false, owner = e.subagentId): void => {
       f.eventId = k === 0 ? `${e.runId}:${e.seq}` : `${e.runId}:${e.seq}.${k}`;
       k++;
       f.timestamp = timestamp;
@@ -194,14 +194,15 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
           sequence = undefined;
         } else f.persistenceState = 'pending';
       }
-      if (e.subagentId !== undefined) f.subagentId = e.subagentId;
+      if (owner !== undefined) f.subagentId = owner;
       out.push(f as WsEvent);
     };
 
-    const messageId = (): string => stepMessageId ?? runMessageId ?? e.runId;
+    const messageId = (): string => steps.at(-1)?.id ?? runMessageId ?? e.runId;
+    const nextBlockIndex = (): number => (steps.at(-1) ?? outside).blocks++;
 
     const openBlock = (id: string, kind: 'text' | 'reasoning', startPm?: ProviderMetadata): BlockState => {
-      const b: BlockState = { kind, index: blockIndex++, messageId: messageId(), parts: [], citations: [], pending: 0, sent: false };
+      const b: BlockState = { kind, index: nextBlockIndex(), messageId: messageId(), parts: [], citations: [], pending: 0, sent: false };
       if (startPm) b.startPm = startPm;
       if (e.subagentId !== undefined) b.subagentId = e.subagentId;
       blocks.set(id, b);
@@ -227,7 +228,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
       if (b.variant) body.variant = b.variant;
       blockFields(id, b, body);
       if (pm) body.providerMetadata = pm;
-      send(body);
+      send(body, false, b.subagentId);
     };
 
     const closeAll = (): void => {
@@ -252,8 +253,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         return send(body);
       }
       case 'step-start': {
-        stepMessageId = e.stepId;
-        blockIndex = 0;
+        steps.push({ id: e.stepId, blocks: 0 });
         const { type: _t, runId: _r, seq: _s, ts: _ts, subagentId: _a, ...rest } = e;
         return send({ type: 'step_start', ...rest });
       }
@@ -263,7 +263,8 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         if (e.usage) body.usage = toWsUsage(e.usage);
         if (e.durationMs !== undefined) body.durationMs = e.durationMs;
         if (e.providerMetadata) body.providerMetadata = e.providerMetadata;
-        if (stepMessageId === e.stepId) stepMessageId = undefined;
+        const i = steps.findLastIndex((x) => x.id === e.stepId);
+        if (i >= 0) steps.splice(i, 1);
         return send(body);
       }
       case 'text-start':
@@ -301,11 +302,12 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         return;
       }
       case 'tool-input-start': {
-        const t: ToolState = { index: blockIndex++, messageId: messageId() };
+        toolNames.set(e.toolCallId, e.toolName);
+        if (tools.has(e.toolCallId) || emittedToolUseIds.has(e.toolCallId)) return;
+        const t: ToolState = { index: nextBlockIndex(), messageId: messageId() };
         if (e.providerMetadata) t.startPm = e.providerMetadata;
         if (e.providerExecuted) t.providerExecuted = true;
-        if (!tools.has(e.toolCallId)) tools.set(e.toolCallId, t);
-        toolNames.set(e.toolCallId, e.toolName);
+        tools.set(e.toolCallId, t);
         return;
       }
       case 'tool-input-delta':
@@ -322,7 +324,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
           tool_call_id: e.toolCallId,
           tool_name: e.toolName,
           tool_input: e.input,
-          blockIndex: t ? t.index : blockIndex++,
+          blockIndex: t ? t.index : nextBlockIndex(),
           messageId: t ? t.messageId : messageId(),
         };
         if (e.providerExecuted || t?.providerExecuted) body.providerExecuted = true;

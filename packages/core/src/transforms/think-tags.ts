@@ -112,16 +112,21 @@ export function createThinkTagExtractor(options: ThinkTagOptions = {}): ThinkTag
         if (armed) {
           let i = pos;
           while (i < buf.length && isSpace(buf.charCodeAt(i))) i++;
+          const tagAhead =
+            i < buf.length && (buf.startsWith(openTag, i) || (buf.length - i < openTag.length && openTag.startsWith(buf.slice(i))));
+          if (!tagAhead) {
+            // Only whitespace so far, or text that is not a think section: published as it came.
+            if (i < buf.length) armed = false;
+            emit(out, pos === 0 ? buf : buf.slice(pos));
+            return out;
+          }
           if (i > pos) emit(out, buf.slice(pos, i));
           pos = i;
-          if (pos === buf.length) return out;
-          const rest = buf.length - pos;
-          if (rest < openTag.length && openTag.startsWith(buf.slice(pos))) {
-            carry = buf.slice(pos);
+          if (!buf.startsWith(openTag, pos)) {
+            carry = buf.slice(pos); // a partial opening tag: wait for more
             return out;
           }
           armed = false;
-          if (!buf.startsWith(openTag, pos)) continue; // not a think section: text from here on
           pos += openTag.length;
           reasoning = true;
           pendingOpen = true;

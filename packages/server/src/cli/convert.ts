@@ -3,6 +3,7 @@
  * into a UI protocol, chunk by chunk, never holding the whole input or output in memory.
  */
 import { type ConverterOptions, createConverter, type Framework, type Protocol } from '@switchboard/core';
+import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { createErrorTally } from './error-tally.ts';
 import { CliIoError, openInput, openOutput } from './io.ts';
 
@@ -12,7 +13,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
   const options: ConverterOptions = {
     from: (flags.from ?? 'auto') as Framework | 'auto',
     to,
-    format: (flags.format as ConverterOptions['format']) ?? (to === 'canonical' ? 'jsonl' : 'sse'),
+    format: (flags.format as ConverterOptions['format']) ?? (LINE_PROTOCOLS.includes(to) ? 'jsonl' : 'sse'),
     namespace: flags.namespace ?? 'switchboard',
   };
   if (flags['run-id'] !== undefined) options.runId = flags['run-id'];

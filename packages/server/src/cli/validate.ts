@@ -2,8 +2,14 @@
  * `switchboard validate`: checks a canonical event stream or an AI SDK UI message stream and prints
  * `ok (N events)` or one located line per issue.
  */
-// Not (yet) exported by a @switchboard/core entry point; see the CLI's notes in the report.
-import { AI_SDK_DONE, type ValidationResult, validate, validateAiSdkChunks } from '@switchboard/core/schema';
+import {
+  AI_SDK_DONE,
+  type ValidationResult,
+  validate,
+  validateAiSdkChunks,
+  validateDsAgentMessages,
+  validateWsEvents,
+} from '@switchboard/core/schema';
 import { describeWhere, type Entry, readEntries, type Where } from './frames.ts';
 import { CliIoError, openInput } from './io.ts';
 
@@ -15,7 +21,16 @@ interface LocatedIssue {
 }
 
 /** Checks the entries of one input; issues are located by entry index and input position. */
-export function check(entries: Entry[], protocol: 'ai-sdk' | 'canonical'): LocatedIssue[] {
+export type CheckedProtocol = 'ai-sdk' | 'canonical' | 'ws' | 'dsagent';
+
+const VALIDATORS: Record<CheckedProtocol, (values: unknown[]) => ValidationResult> = {
+  'ai-sdk': validateAiSdkChunks,
+  canonical: validate,
+  ws: validateWsEvents,
+  dsagent: validateDsAgentMessages,
+};
+
+export function check(entries: Entry[], protocol: CheckedProtocol): LocatedIssue[] {
   const issues: LocatedIssue[] = [];
   const values: unknown[] = [];
   const positions: number[] = []; // index in `values` → index in `entries`
@@ -32,12 +47,12 @@ export function check(entries: Entry[], protocol: 'ai-sdk' | 'canonical'): Locat
         message: 'the last SSE event has no closing blank line; the AI SDK client drops it',
       });
     }
-    // [DONE] is the AI SDK's terminator; core's framing skips it in canonical SSE too.
-    if (entry.kind === 'done' && protocol === 'canonical') return;
+    // [DONE] is the AI SDK's terminator; the other protocols' framing skips it.
+    if (entry.kind === 'done' && protocol !== 'ai-sdk') return;
     values.push(entry.kind === 'done' ? AI_SDK_DONE : entry.value);
     positions.push(index);
   });
-  const result: ValidationResult = protocol === 'ai-sdk' ? validateAiSdkChunks(values) : validate(values);
+  const result = VALIDATORS[protocol](values);
   for (const i of result.issues) {
     const index = positions[i.index];
     issues.push({ index, where: entries[index].where, path: i.path, message: i.message });
@@ -47,7 +62,7 @@ export function check(entries: Entry[], protocol: 'ai-sdk' | 'canonical'): Locat
 
 /** Runs `validate` with parsed flags (`--protocol` is required and checked). */
 export async function run(flags: Record<string, string | undefined>, positionals: string[]): Promise<number> {
-  const protocol = flags.protocol as 'ai-sdk' | 'canonical';
+  const protocol = flags.protocol as CheckedProtocol;
   let entries: Entry[];
   try {
     entries = await readEntries((await openInput(positionals[0])).chunks);
