@@ -1,0 +1,86 @@
+/**
+ * @switchboard/store — the append-only run log, persisted messages, history in every protocol,
+ * replay and resume. SQLite (default, `node:sqlite`), PostgreSQL (`pg`), Redis (`@redis/client`).
+ */
+
+export type {
+  AgUiMessageLike,
+  CanonicalHistoryItem,
+  HistoryOf,
+  HistoryOptions,
+  HistoryProtocol,
+  MessagesSnapshotLike,
+  ThinkExtraction,
+  TimelineItem,
+  ToolCallData,
+  ToolResultData,
+  UIMessageLike,
+  UIPartLike,
+} from './history.ts';
+export {
+  canonicalHistory,
+  extractThinkTags,
+  HISTORY_PROTOCOLS,
+  isHistoryProtocol,
+  loadHistory,
+  toAgUiMessages,
+  toAgUiSnapshot,
+  toTimeline,
+  toUIMessages,
+  toUIParts,
+} from './history.ts';
+export type { AnyStore, OpenStoreOptions } from './open.ts';
+export { openPostgresStore, openRedisStore, openStore, sqlitePathOf } from './open.ts';
+// The PostgreSQL and Redis classes load their clients: import them from `@switchboard/store/postgres`
+// and `@switchboard/store/redis` (the openers above load them lazily).
+export type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
+export type {
+  AssistantMessage,
+  AssistantMetadata,
+  DataPart,
+  ErrorInfo,
+  FilePart,
+  MessagePart,
+  MessageStatus,
+  PersistedMessage,
+  PersistenceState,
+  ProjectorInit,
+  ReasoningPart,
+  ReasoningSpan,
+  SourceInfo,
+  SourcePart,
+  StepInfo,
+  StepStartPart,
+  StoredCitation,
+  TextPart,
+  ThinkingSpan,
+  ToolPart,
+  ToolState,
+  UserMessage,
+} from './projection.ts';
+export { isTerminal, mergeProviderMetadata, Projector, project } from './projection.ts';
+export type { RecordOptions } from './record.ts';
+export { recordRun } from './record.ts';
+export type { RedisStore, RedisStoreOptions } from './redis.ts';
+export type { ReplayClock, ReplayOptions } from './replay.ts';
+export { realClock, replay, replayEvents } from './replay.ts';
+export type { ResumeOptions } from './resume.ts';
+export { activeRun, latestRun, resumeEvents, resumeSse, resumeSseResponse } from './resume.ts';
+export type { SqliteStoreOptions } from './sqlite.ts';
+export { defaultSqlitePath, openSqliteStore, SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.ts';
+export type {
+  AppendResult,
+  BaseStoreOptions,
+  Chat,
+  ChatInit,
+  ListOptions,
+  ReadOptions,
+  Run,
+  RunStatus,
+  StartRunInit,
+  Store,
+  StoreErrorCode,
+  TailOptions,
+  UserMessageInit,
+} from './store.ts';
+export { BaseStore, StoreError } from './store.ts';

@@ -1,0 +1,80 @@
+/**
+ * `openStore`: picks the backend from a URL (`sqlite:path`, `postgres://…`, `redis://…`) or options,
+ * opens it and applies migrations.
+ */
+import type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
+import type { RedisStore, RedisStoreOptions } from './redis.ts';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite.ts';
+import { StoreError } from './store.ts';
+
+/**
+ * Opens a PostgreSQL store (see `postgres.ts`). `pg` is loaded on first use, so programs that never
+ * open one do not pay for it.
+ */
+export async function openPostgresStore(options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  return (await import('./postgres.ts')).openPostgresStore(options);
+}
+
+/** Opens a Redis store (see `redis.ts`). `@redis/client` (≈ 100 ms to import) is loaded on first use. */
+export async function openRedisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
+  return (await import('./redis.ts')).openRedisStore(options);
+}
+
+/** Options of `openStore`: one backend's options, tagged with its kind. */
+export type OpenStoreOptions =
+  | ({ kind: 'sqlite' } & SqliteStoreOptions)
+  | ({ kind: 'postgres' } & PostgresStoreOptions)
+  | ({ kind: 'redis' } & RedisStoreOptions);
+
+export type AnyStore = SqliteStore | PostgresStore | RedisStore;
+
+/**
+ * Where `sqlite:` URLs point: `sqlite:data/x.db` and `sqlite:./x.db` are relative paths,
+ * `sqlite:///abs/x.db` and `sqlite:/abs/x.db` absolute, `sqlite::memory:` an in-memory database.
+ */
+export function sqlitePathOf(url: string): string {
+  let rest = url.replace(/^sqlite:/i, '');
+  if (rest.startsWith('//')) rest = rest.slice(2); // sqlite://<path>: the path follows (sqlite:///abs → /abs)
+  const q = rest.indexOf('?');
+  if (q >= 0) rest = rest.slice(0, q);
+  return decodeURIComponent(rest);
+}
+
+/**
+ * Opens a store. With no argument: `SWITCHBOARD_STORE_URL` if set, else SQLite at
+ * `${SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`.
+ *
+ * @example
+ * const store = await openStore('sqlite:./data/switchboard.db');
+ * const store = await openStore(process.env.DATABASE_URL);          // postgres://…
+ * const store = await openStore({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'app:' });
+ */
+export async function openStore(target?: string | OpenStoreOptions): Promise<AnyStore> {
+  const spec = target ?? process.env.SWITCHBOARD_STORE_URL;
+  if (spec === undefined || spec === '') return openSqliteStore();
+  if (typeof spec !== 'string') {
+    switch (spec.kind) {
+      case 'sqlite':
+        return openSqliteStore(spec);
+      case 'postgres':
+        return openPostgresStore(spec);
+      case 'redis':
+        return openRedisStore(spec);
+    }
+  }
+  const url = spec as string;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  switch (scheme) {
+    case 'sqlite':
+    case 'file':
+      return openSqliteStore({ path: scheme === 'file' ? new URL(url).pathname : sqlitePathOf(url) });
+    case 'postgres':
+    case 'postgresql':
+      return openPostgresStore({ url });
+    case 'redis':
+    case 'rediss':
+      return openRedisStore({ url });
+    default:
+      throw new StoreError('invalid', `cannot tell the store from ${JSON.stringify(url)}: use sqlite:<path>, postgres://… or redis://…`);
+  }
+}

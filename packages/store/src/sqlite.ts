@@ -1,0 +1,328 @@
+/**
+ * The SQLite backend (the default): `node:sqlite` (built into Node 24, no native addon), one file,
+ * WAL journal, a busy timeout, foreign keys with cascading deletes. Every append is one
+ * `BEGIN IMMEDIATE … COMMIT` transaction holding the events, the run row and the message.
+ *
+ * Tails of runs appended by this process wake at once; appends by another process sharing the file
+ * are seen by polling (`pollIntervalMs`).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { CanonicalEvent, FinishReason } from '@switchboard/core';
+
+import { parseObject } from './json.ts';
+import type { AssistantMessage, PersistedMessage, PersistenceState } from './projection.ts';
+import {
+  BaseStore,
+  type BaseStoreOptions,
+  type Chat,
+  type Commit,
+  ConcurrentAppendError,
+  type Run,
+  type RunStatus,
+  StoreError,
+} from './store.ts';
+
+/** The schema version this code writes. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'chats, runs, events, messages',
+    sql: `
+      CREATE TABLE chats (
+        id TEXT PRIMARY KEY,
+        title TEXT,
+        metadata TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX chats_updated ON chats (updated_at DESC, id);
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        chat_id TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+        message_id TEXT,
+        user_message_id TEXT,
+        status TEXT NOT NULL,
+        finish_reason TEXT,
+        last_seq INTEGER NOT NULL DEFAULT -1,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX runs_chat ON runs (chat_id, created_at);
+      CREATE INDEX runs_status ON runs (status) WHERE status = 'running';
+      CREATE TABLE events (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        ts REAL NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE messages (
+        n INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        chat_id TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+        run_id TEXT,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        persistence_state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX messages_chat ON messages (chat_id, n);
+    `,
+  },
+];
+
+export interface SqliteStoreOptions extends BaseStoreOptions {
+  /** Database file (`:memory:` for a private in-memory database). Default `${SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`. */
+  path?: string;
+  /** How long a writer waits for another process's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** `PRAGMA synchronous` (default `NORMAL`: with WAL, a process crash loses nothing; `FULL` also survives power loss). */
+  synchronous?: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+}
+
+/** The default database file. */
+export function defaultSqlitePath(env: Record<string, string | undefined> = process.env): string {
+  return `${env.SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`;
+}
+
+type Row = Record<string, SQLInputValue>;
+
+function chatOf(r: Row): Chat {
+  const chat: Chat = { id: r.id as string, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) };
+  if (r.title !== null && r.title !== undefined) chat.title = r.title as string;
+  if (r.metadata !== null && r.metadata !== undefined) chat.metadata = parseObject(r.metadata as string);
+  return chat;
+}
+
+function runOf(r: Row): Run {
+  const run: Run = {
+    id: r.id as string,
+    chatId: r.chat_id as string,
+    status: r.status as RunStatus,
+    lastSeq: Number(r.last_seq),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+  if (r.message_id !== null) run.messageId = r.message_id as string;
+  if (r.user_message_id !== null) run.userMessageId = r.user_message_id as string;
+  if (r.finish_reason !== null) run.finishReason = r.finish_reason as FinishReason;
+  return run;
+}
+
+function messageOf(r: Row): PersistedMessage {
+  const base = {
+    id: r.id as string,
+    chatId: r.chat_id as string,
+    content: r.content as string,
+    persistenceState: r.persistence_state as PersistenceState,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+  if (r.role === 'assistant')
+    return { ...base, role: 'assistant', runId: r.run_id as string, metadata: JSON.parse(r.metadata as string) } as AssistantMessage;
+  const m: PersistedMessage = { ...base, role: r.role as 'user' | 'system', metadata: parseObject(r.metadata as string) };
+  if (r.run_id !== null) m.runId = r.run_id as string;
+  return m;
+}
+
+/** The SQLite store. Open it with {@link openSqliteStore} (or `openStore('sqlite:…')`). */
+export class SqliteStore extends BaseStore {
+  readonly kind = 'sqlite' as const;
+  /** The database file. */
+  readonly path: string;
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(options: SqliteStoreOptions = {}) {
+    super(options);
+    this.path = options.path ?? defaultSqlitePath();
+    if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+    this.db = new DatabaseSync(this.path, { enableForeignKeyConstraints: true, timeout: options.busyTimeoutMs ?? 5000 });
+    this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+    if (this.path !== ':memory:') this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    this.db.exec('PRAGMA foreign_keys = ON');
+    this.migrate();
+  }
+
+  /** The applied schema version. */
+  schemaVersion(): number {
+    const r = this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as Row | undefined;
+    return Number(r?.v ?? 0);
+  }
+
+  private migrate(): void {
+    this.tx(() => {
+      this.db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+      );
+      const current = this.schemaVersion();
+      if (current > SQLITE_SCHEMA_VERSION)
+        throw new StoreError(
+          'schema',
+          `database ${this.path} has schema version ${current}; this code supports up to ${SQLITE_SCHEMA_VERSION}`,
+        );
+      for (const m of MIGRATIONS) {
+        if (m.version <= current) continue;
+        this.db.exec(m.sql);
+        this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, this.now());
+      }
+    });
+  }
+
+  /** Runs `fn` in a write transaction (BEGIN IMMEDIATE takes the write lock up front: no upgrade deadlocks). */
+  private tx<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /** A prepared statement, prepared once. */
+  private stmt(sql: string): StatementSync {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  private all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.stmt(sql).all(...params) as Row[];
+  }
+
+  private get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.stmt(sql).get(...params) as Row | undefined;
+  }
+
+  private insertChat(chat: Chat): boolean {
+    const r = this.db
+      .prepare('INSERT INTO chats (id, title, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
+      .run(chat.id, chat.title ?? null, chat.metadata ? JSON.stringify(chat.metadata) : null, chat.createdAt, chat.updatedAt);
+    return Number(r.changes) > 0;
+  }
+
+  protected async dbInsertChat(chat: Chat): Promise<boolean> {
+    return this.tx(() => this.insertChat(chat));
+  }
+
+  protected async dbGetChat(chatId: string): Promise<Chat | undefined> {
+    const r = this.get('SELECT * FROM chats WHERE id = ?', chatId);
+    return r && chatOf(r);
+  }
+
+  protected async dbListChats(limit: number, offset: number): Promise<Chat[]> {
+    return this.all('SELECT * FROM chats ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', limit, offset).map(chatOf);
+  }
+
+  protected async dbUpdateChat(chat: Chat): Promise<void> {
+    this.db
+      .prepare('UPDATE chats SET title = ?, metadata = ?, updated_at = ? WHERE id = ?')
+      .run(chat.title ?? null, chat.metadata ? JSON.stringify(chat.metadata) : null, chat.updatedAt, chat.id);
+  }
+
+  protected async dbDeleteChat(chatId: string): Promise<string[] | false> {
+    return this.tx(() => {
+      const runs = this.all('SELECT id FROM runs WHERE chat_id = ?', chatId).map((r) => r.id as string);
+      const r = this.stmt('DELETE FROM chats WHERE id = ?').run(chatId);
+      return Number(r.changes) > 0 ? runs : false;
+    });
+  }
+
+  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined): Promise<void> {
+    this.tx(() => {
+      this.insertChat(chat);
+      this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(run.createdAt, run.chatId);
+      const r = this.db
+        .prepare(
+          `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, -1, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        )
+        .run(run.id, run.chatId, run.messageId ?? null, run.userMessageId ?? null, run.status, run.createdAt, run.updatedAt);
+      if (Number(r.changes) === 0) return; // started concurrently: keep the first
+      if (user) this.upsertMessage(user);
+    });
+  }
+
+  private upsertMessage(m: PersistedMessage): void {
+    this.db
+      .prepare(
+        `INSERT INTO messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+           persistence_state = excluded.persistence_state, updated_at = excluded.updated_at`,
+      )
+      .run(m.id, m.chatId, m.runId ?? null, m.role, m.content, JSON.stringify(m.metadata), m.persistenceState, m.createdAt, m.updatedAt);
+  }
+
+  protected async dbGetRun(runId: string): Promise<Run | undefined> {
+    const r = this.get('SELECT * FROM runs WHERE id = ?', runId);
+    return r && runOf(r);
+  }
+
+  protected async dbListRuns(chatId: string): Promise<Run[]> {
+    return this.all('SELECT * FROM runs WHERE chat_id = ? ORDER BY created_at, rowid', chatId).map(runOf);
+  }
+
+  protected async dbRunningRuns(): Promise<Run[]> {
+    return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY created_at").map(runOf);
+  }
+
+  protected async dbReadEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]> {
+    const rows =
+      limit === undefined
+        ? this.all('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq', runId, after)
+        : this.all('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?', runId, after, limit);
+    return rows.map((r) => JSON.parse(r.data as string) as CanonicalEvent);
+  }
+
+  protected async dbCommit(c: Commit): Promise<void> {
+    this.tx(() => {
+      const run = this.get('SELECT last_seq FROM runs WHERE id = ?', c.runId);
+      if (!run) throw new StoreError('not_found', `no run ${c.runId}`);
+      if (Number(run.last_seq) !== c.expectedLastSeq) throw new ConcurrentAppendError();
+      const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
+      for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
+      this.db
+        .prepare(
+          `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
+           WHERE id = ?`,
+        )
+        .run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId);
+      if (c.message) this.upsertMessage(c.message);
+      if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
+    });
+    this.notify(c.runId);
+  }
+
+  protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {
+    const r = this.get('SELECT * FROM messages WHERE id = ?', messageId);
+    return r && messageOf(r);
+  }
+
+  protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
+    return this.all('SELECT * FROM messages WHERE chat_id = ? ORDER BY n', chatId).map(messageOf);
+  }
+
+  protected async dbClose(): Promise<void> {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+/** Opens (creating and migrating as needed) a SQLite store. */
+export async function openSqliteStore(options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  return new SqliteStore(options);
+}

@@ -1,0 +1,760 @@
+/**
+ * The store: an append-only log of canonical events per run, the chats and runs they belong to, and
+ * the persisted messages (the user message that started a run, the assistant message projected
+ * from its events). Three backends implement it (SQLite, PostgreSQL, Redis); `BaseStore` holds the
+ * logic they share, so every backend behaves the same way — one contract test suite checks that.
+ *
+ * Invariants:
+ * - a run's log holds `seq` 0, 1, 2, … with no gap, in the order appended; the pair (runId, seq) is
+ *   the event's identity: appending the same event again is a no-op, a different event at a stored
+ *   seq is a `conflict` error;
+ * - nothing follows a run's `run-finish` / `run-abort`;
+ * - the assistant message and the log are written in one transaction (SQLite / PostgreSQL) or one
+ *   Lua script (Redis): when its run has finished, the message is exactly the projection of the log.
+ */
+import { CANONICAL_VERSION, type CanonicalEvent, type FinishReason, type Json, type JsonObject } from '@switchboard/core';
+
+import { sameJson } from './json.ts';
+import {
+  type AssistantMessage,
+  isTerminal,
+  type PersistedMessage,
+  type PersistenceState,
+  Projector,
+  type UserMessage,
+} from './projection.ts';
+
+/** A conversation. */
+export interface Chat {
+  id: string;
+  title?: string;
+  metadata?: JsonObject;
+  /** ms since the epoch. */
+  createdAt: number;
+  /** Bumped when a run starts or ends in the chat. */
+  updatedAt: number;
+}
+
+/** What a chat is created with. */
+export interface ChatInit {
+  /** Default: a random UUID. */
+  id?: string;
+  title?: string;
+  metadata?: JsonObject;
+}
+
+/** Where a run stands. `error` = it finished with finishReason `error`. */
+export type RunStatus = 'running' | 'complete' | 'error' | 'aborted';
+
+/** One run: one agent turn, one assistant message. */
+export interface Run {
+  id: string;
+  chatId: string;
+  /** Id of the assistant message it produces (known once run-start is stored). */
+  messageId?: string;
+  /** Id of the user message it answers. */
+  userMessageId?: string;
+  status: RunStatus;
+  finishReason?: FinishReason;
+  /** seq of the last stored event; -1 before the first. */
+  lastSeq: number;
+  createdAt: number;
+  /** Bumped on every append. */
+  updatedAt: number;
+}
+
+/** The user message that starts a run. */
+export interface UserMessageInit {
+  /** The client's id (AI SDK `UIMessage.id`); default a random UUID. A message already stored in the chat with this id is reused. */
+  id?: string;
+  /** Its text. */
+  content: string;
+  /** The client's UIMessage parts (files, …), kept for history reload. */
+  parts?: Json[];
+  /** Anything else to keep with it. */
+  metadata?: JsonObject;
+  /** Default `user`. */
+  role?: 'user' | 'system';
+}
+
+/** What `startRun` needs. */
+export interface StartRunInit {
+  chatId: string;
+  runId: string;
+  /** Id for the assistant message (default: run-start's `messageId`). */
+  messageId?: string;
+  userMessage?: UserMessageInit;
+  /** Title of the chat when this creates it (default: the start of the user message). */
+  title?: string;
+}
+
+/** What an append did. */
+export interface AppendResult {
+  runId: string;
+  /** Events newly stored. */
+  appended: number;
+  /** Events that were already stored (identical), skipped. */
+  duplicates: number;
+  /** seq of the last stored event of the run. */
+  lastSeq: number;
+  status: RunStatus;
+}
+
+export interface ReadOptions {
+  /** Return events with seq > after (default -1: from the start). */
+  after?: number;
+  /** At most this many events. */
+  limit?: number;
+}
+
+export interface TailOptions {
+  /** Yield events with seq > after (default -1: the whole run). */
+  after?: number;
+  /** Stops the tail (the iterator then ends without error). */
+  signal?: AbortSignal;
+}
+
+export interface ListOptions {
+  limit?: number;
+  offset?: number;
+}
+
+/** Why a store operation failed. */
+export type StoreErrorCode = 'not_found' | 'conflict' | 'gap' | 'finished' | 'invalid' | 'schema' | 'closed' | 'unavailable';
+
+/** An error with a machine-readable `code`. */
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+  constructor(code: StoreErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreError';
+    this.code = code;
+  }
+}
+
+/** Thrown by a backend commit when the run moved on since it was read (another writer); the append is retried. */
+export class ConcurrentAppendError extends Error {
+  constructor() {
+    super('the run was appended to concurrently');
+    this.name = 'ConcurrentAppendError';
+  }
+}
+
+/** The store interface every backend implements. */
+export interface Store {
+  /** Which backend this is. */
+  readonly kind: 'sqlite' | 'postgres' | 'redis';
+
+  /** Creates a chat. Fails with `conflict` when the id is taken. */
+  createChat(init?: ChatInit): Promise<Chat>;
+  getChat(chatId: string): Promise<Chat | undefined>;
+  /** Chats, most recently updated first. */
+  listChats(options?: ListOptions): Promise<Chat[]>;
+  /** Changes a chat's title / metadata. */
+  updateChat(chatId: string, changes: { title?: string; metadata?: JsonObject }): Promise<Chat>;
+  /** Deletes a chat with all its runs, events and messages. False when there was no such chat. */
+  deleteChat(chatId: string): Promise<boolean>;
+
+  /**
+   * Registers a run of a chat (creating the chat if needed) and stores the user message it answers,
+   * in one transaction. Idempotent: starting the same run of the same chat again returns it.
+   */
+  startRun(init: StartRunInit): Promise<Run>;
+  getRun(runId: string): Promise<Run | undefined>;
+  /** The runs of a chat, oldest first. */
+  listRuns(chatId: string): Promise<Run[]>;
+
+  /**
+   * Appends canonical events to their runs' logs (their `runId` and `seq` say where). Idempotent: an
+   * event already stored at its seq is skipped; a different event there fails with `conflict`, a
+   * seq past the next one with `gap`, anything after run-finish / run-abort with `finished`. A
+   * `run-start` for an unknown run that carries `chatId` registers the run (and the chat).
+   * The assistant message is updated in the same transaction.
+   */
+  append(events: CanonicalEvent | readonly CanonicalEvent[]): Promise<AppendResult>;
+  /** A run's stored events, in seq order. */
+  read(runId: string, options?: ReadOptions): Promise<CanonicalEvent[]>;
+  /**
+   * The run's events after `options.after`, then each new one as it is appended, until run-finish /
+   * run-abort (or the signal). Never misses nor repeats an event, whatever the timing of appends.
+   */
+  tail(runId: string, options?: TailOptions): AsyncIterable<CanonicalEvent>;
+
+  /** The messages of a chat in order (user, assistant, user, …). A live run's message is projected up to its last event. */
+  listMessages(chatId: string): Promise<PersistedMessage[]>;
+  getMessage(messageId: string): Promise<PersistedMessage | undefined>;
+
+  /**
+   * Ends a run whose producer is gone: appends a fatal `error` (code `interrupted`), closes its
+   * open blocks and appends `run-finish` (finishReason `error`), so its message is persisted with an
+   * error state. No-op for a finished run.
+   */
+  interruptRun(runId: string, reason?: string): Promise<AppendResult>;
+  /**
+   * Interrupts every run still `running` that was last appended to more than `olderThanMs` ago
+   * (default 0: all of them — right for a single server at start-up). Returns their ids.
+   */
+  recoverRuns(options?: { olderThanMs?: number; reason?: string }): Promise<string[]>;
+
+  /** Closes connections; running tails end. */
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared implementation
+// ---------------------------------------------------------------------------------------------
+
+/** An event as a backend stores it. */
+export interface EventRow {
+  seq: number;
+  type: string;
+  ts: number;
+  /** The event's JSON text, stored verbatim (resume must re-encode it byte for byte). */
+  json: string;
+}
+
+/** One atomic append, as BaseStore hands it to a backend. */
+export interface Commit {
+  runId: string;
+  chatId: string;
+  /** The run's lastSeq when it was read; the commit fails with ConcurrentAppendError if it changed. */
+  expectedLastSeq: number;
+  events: EventRow[];
+  run: { lastSeq: number; status: RunStatus; finishReason?: FinishReason; updatedAt: number; messageId?: string };
+  /** The assistant message to upsert, when it is written with this commit. */
+  message?: AssistantMessage;
+  /** Set when the chat's updatedAt is bumped (the run ended). */
+  chatUpdatedAt?: number;
+}
+
+/** What every backend takes. */
+export interface BaseStoreOptions {
+  /** Clock for createdAt / updatedAt (default Date.now). */
+  now?: () => number;
+  /** How often a waiting tail re-reads the log in case a notification was missed (ms, default 1000). */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended before it finished.';
+
+/** Event types that do not trigger a write of the live message (the rest do). */
+const QUIET = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'citation', 'status', 'raw', 'state-delta']);
+/** A live message is also written after this many events without a write. */
+const WRITE_EVERY = 256;
+const READ_PAGE = 1000;
+
+/** What this process keeps about a run it is appending to (saves a read per append; a stale copy is caught by the commit). */
+interface LiveRun {
+  run: Run;
+  projector: Projector;
+  lastWritten: number;
+}
+
+/** A version counter tails wait on. */
+class Signal {
+  version = 0;
+  private waiters: (() => void)[] = [];
+  refs = 0;
+
+  bump(): void {
+    this.version++;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Resolves when the version moves past `seen`, the signal aborts, or after `ms`. */
+  wait(seen: number, signal: AbortSignal | undefined, ms: number): Promise<void> {
+    if (this.version !== seen || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      signal?.addEventListener('abort', done, { once: true });
+      this.waiters.push(done);
+    });
+  }
+}
+
+function statusOf(e: CanonicalEvent): RunStatus {
+  if (e.type === 'run-abort') return 'aborted';
+  if (e.type === 'run-finish') return e.finishReason === 'error' ? 'error' : 'complete';
+  return 'running';
+}
+
+function checkEnvelope(e: CanonicalEvent, runId: string): void {
+  if (e === null || typeof e !== 'object' || typeof e.type !== 'string')
+    throw new StoreError('invalid', 'an event must be an object with a string `type`');
+  if (e.runId !== runId) throw new StoreError('invalid', `event runId ${JSON.stringify(e.runId)} differs from ${JSON.stringify(runId)}`);
+  if (!Number.isSafeInteger(e.seq) || e.seq < 0) throw new StoreError('invalid', `event seq must be a non-negative integer, got ${e.seq}`);
+  if (typeof e.ts !== 'number' || !Number.isFinite(e.ts)) throw new StoreError('invalid', `event ts must be a finite number, got ${e.ts}`);
+}
+
+function preview(text: string, max = 80): string {
+  const line = text.trim().replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * The logic every backend shares: validation, idempotency, projection, message writes, tails,
+ * recovery. Backends implement the `db*` primitives.
+ */
+export abstract class BaseStore implements Store {
+  abstract readonly kind: 'sqlite' | 'postgres' | 'redis';
+  protected readonly now: () => number;
+  protected readonly pollIntervalMs: number;
+  protected closed = false;
+  private readonly live = new Map<string, LiveRun>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly signals = new Map<string, Signal>();
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(options: BaseStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+  }
+
+  // ---- backend primitives ------------------------------------------------------------------
+
+  protected abstract dbInsertChat(chat: Chat): Promise<boolean>;
+  protected abstract dbGetChat(chatId: string): Promise<Chat | undefined>;
+  protected abstract dbListChats(limit: number, offset: number): Promise<Chat[]>;
+  protected abstract dbUpdateChat(chat: Chat): Promise<void>;
+  /** Deletes the chat and everything in it; returns the ids of its runs (false: no such chat). */
+  protected abstract dbDeleteChat(chatId: string): Promise<string[] | false>;
+  /** Atomically: creates the chat if missing, the run, and the user message when given. */
+  protected abstract dbCreateRun(run: Run, chat: Chat, userMessage: UserMessage | undefined): Promise<void>;
+  protected abstract dbGetRun(runId: string): Promise<Run | undefined>;
+  protected abstract dbListRuns(chatId: string): Promise<Run[]>;
+  protected abstract dbRunningRuns(): Promise<Run[]>;
+  protected abstract dbReadEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
+  protected abstract dbCommit(commit: Commit): Promise<void>;
+  protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
+  protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
+  protected abstract dbClose(): Promise<void>;
+
+  // ---- chats -------------------------------------------------------------------------------
+
+  async createChat(init: ChatInit = {}): Promise<Chat> {
+    this.assertOpen();
+    const t = this.now();
+    const chat: Chat = { id: init.id ?? crypto.randomUUID(), createdAt: t, updatedAt: t };
+    if (init.title !== undefined) chat.title = init.title;
+    if (init.metadata !== undefined) chat.metadata = init.metadata;
+    if (!(await this.dbInsertChat(chat))) throw new StoreError('conflict', `chat ${chat.id} already exists`);
+    return chat;
+  }
+
+  getChat(chatId: string): Promise<Chat | undefined> {
+    this.assertOpen();
+    return this.dbGetChat(chatId);
+  }
+
+  listChats(options: ListOptions = {}): Promise<Chat[]> {
+    this.assertOpen();
+    return this.dbListChats(options.limit ?? 100, options.offset ?? 0);
+  }
+
+  async updateChat(chatId: string, changes: { title?: string; metadata?: JsonObject }): Promise<Chat> {
+    this.assertOpen();
+    const chat = await this.dbGetChat(chatId);
+    if (!chat) throw new StoreError('not_found', `no chat ${chatId}`);
+    if (changes.title !== undefined) chat.title = changes.title;
+    if (changes.metadata !== undefined) chat.metadata = changes.metadata;
+    chat.updatedAt = this.now();
+    await this.dbUpdateChat(chat);
+    return chat;
+  }
+
+  async deleteChat(chatId: string): Promise<boolean> {
+    this.assertOpen();
+    const runs = await this.dbDeleteChat(chatId);
+    if (runs === false) return false;
+    for (const id of runs) {
+      this.live.delete(id);
+      this.signals.get(id)?.bump();
+    }
+    return true;
+  }
+
+  // ---- runs --------------------------------------------------------------------------------
+
+  async startRun(init: StartRunInit): Promise<Run> {
+    this.assertOpen();
+    const existing = await this.dbGetRun(init.runId);
+    if (existing) {
+      if (existing.chatId !== init.chatId)
+        throw new StoreError('conflict', `run ${init.runId} belongs to chat ${existing.chatId}, not ${init.chatId}`);
+      return existing;
+    }
+    const t = this.now();
+    const chat: Chat = { id: init.chatId, createdAt: t, updatedAt: t };
+    const title = init.title ?? (init.userMessage ? preview(init.userMessage.content) : undefined);
+    if (title) chat.title = title;
+    const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
+    if (init.messageId !== undefined) run.messageId = init.messageId;
+    let user: UserMessage | undefined;
+    if (init.userMessage) {
+      const u = init.userMessage;
+      const metadata: JsonObject = { ...u.metadata };
+      if (u.parts !== undefined) metadata.parts = u.parts;
+      user = {
+        id: u.id ?? crypto.randomUUID(),
+        chatId: init.chatId,
+        runId: init.runId,
+        role: u.role ?? 'user',
+        content: u.content,
+        metadata,
+        persistenceState: 'persisted',
+        createdAt: t,
+        updatedAt: t,
+      };
+      run.userMessageId = user.id;
+      const stored = await this.dbGetMessage(user.id);
+      if (stored) {
+        if (stored.chatId !== init.chatId) throw new StoreError('conflict', `message ${user.id} belongs to chat ${stored.chatId}`);
+        user = undefined; // the client re-sent a message we already have (regenerate): reuse it
+      }
+    }
+    await this.dbCreateRun(run, chat, user);
+    return (await this.dbGetRun(init.runId)) ?? run;
+  }
+
+  getRun(runId: string): Promise<Run | undefined> {
+    this.assertOpen();
+    return this.dbGetRun(runId);
+  }
+
+  listRuns(chatId: string): Promise<Run[]> {
+    this.assertOpen();
+    return this.dbListRuns(chatId);
+  }
+
+  // ---- the log -----------------------------------------------------------------------------
+
+  async append(events: CanonicalEvent | readonly CanonicalEvent[]): Promise<AppendResult> {
+    this.assertOpen();
+    const list: readonly CanonicalEvent[] = Array.isArray(events) ? events : [events as CanonicalEvent];
+    if (list.length === 0) throw new StoreError('invalid', 'nothing to append');
+    // Group by run, keeping order (one run per call is the normal case).
+    const groups = new Map<string, CanonicalEvent[]>();
+    for (const e of list) {
+      const runId = typeof e?.runId === 'string' ? e.runId : '';
+      if (!runId) throw new StoreError('invalid', 'every event needs a runId');
+      const g = groups.get(runId);
+      if (g) g.push(e);
+      else groups.set(runId, [e]);
+    }
+    let result: AppendResult | undefined;
+    for (const [runId, group] of groups) {
+      const r = await this.withLock(runId, () => this.appendLocked(runId, group));
+      result = result ? { ...r, appended: result.appended + r.appended, duplicates: result.duplicates + r.duplicates } : r;
+    }
+    return result as AppendResult;
+  }
+
+  private async appendLocked(runId: string, events: CanonicalEvent[]): Promise<AppendResult> {
+    for (const e of events) checkEnvelope(e, runId);
+    for (let i = 1; i < events.length; i++)
+      if (events[i].seq <= events[i - 1].seq)
+        throw new StoreError('invalid', `events must be in increasing seq order (${events[i - 1].seq} then ${events[i].seq})`);
+
+    for (let attempt = 0; ; attempt++) {
+      // The cached run row is only a guess: a writer elsewhere makes the commit fail, and the retry reads it.
+      const cached = attempt === 0 ? this.live.get(runId)?.run : undefined;
+      let run = cached ?? (await this.dbGetRun(runId));
+      if (!run) {
+        const first = events[0];
+        if (first.type !== 'run-start' || first.seq !== 0 || !first.chatId)
+          throw new StoreError('not_found', `no run ${runId}: call startRun first (or append a run-start with a chatId)`);
+        run = await this.startRun({ chatId: first.chatId, runId });
+      }
+      const dups = events.filter((e) => e.seq <= run.lastSeq);
+      const fresh = events.filter((e) => e.seq > run.lastSeq);
+      if (dups.length > 0) await this.checkDuplicates(runId, dups);
+      const result: AppendResult = { runId, appended: 0, duplicates: dups.length, lastSeq: run.lastSeq, status: run.status };
+      if (fresh.length === 0) return result;
+      // Events past the cached end: another instance may have appended meanwhile; check against the database.
+      if (cached && fresh[0].seq !== run.lastSeq + 1) {
+        this.live.delete(runId);
+        continue;
+      }
+      if (run.status !== 'running')
+        throw new StoreError('finished', `run ${runId} has ended (${run.status}); seq ${fresh[0].seq} cannot be appended`);
+      for (let i = 0; i < fresh.length; i++) {
+        const want = run.lastSeq + 1 + i;
+        if (fresh[i].seq !== want) throw new StoreError('gap', `run ${runId}: expected seq ${want}, got ${fresh[i].seq}`);
+        if (isTerminal(fresh[i]) && i < fresh.length - 1)
+          throw new StoreError('invalid', `run ${runId}: events after ${fresh[i].type} (seq ${fresh[i].seq})`);
+      }
+
+      const live = await this.liveRun(run);
+      const last = fresh[fresh.length - 1];
+      const status = statusOf(last);
+      const finished = status !== 'running';
+      const t = this.now();
+      const commit: Commit = {
+        runId,
+        chatId: run.chatId,
+        expectedLastSeq: run.lastSeq,
+        events: fresh.map((e) => ({ seq: e.seq, type: e.type, ts: e.ts, json: JSON.stringify(e) })),
+        run: { lastSeq: last.seq, status, updatedAt: t },
+      };
+      if (last.type === 'run-finish') commit.run.finishReason = last.finishReason;
+      try {
+        let messageId = run.messageId;
+        if (run.lastSeq < 0) {
+          // First commit of the run: its assistant message gets its id now.
+          const start = fresh[0].type === 'run-start' ? fresh[0] : undefined;
+          messageId = await this.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
+          commit.run.messageId = messageId;
+          live.projector = new Projector({ runId, chatId: run.chatId, messageId });
+          live.lastWritten = -1;
+        }
+        for (const e of fresh) live.projector.apply(e);
+        const quiet = fresh.every((e) => QUIET.has(e.type));
+        if (finished || !quiet || last.seq - live.lastWritten >= WRITE_EVERY || live.lastWritten < 0) {
+          commit.message = live.projector.snapshot(finished ? 'persisted' : 'pending');
+          if (messageId !== undefined) commit.message.id = messageId;
+        }
+        if (finished) commit.chatUpdatedAt = t;
+        await this.dbCommit(commit);
+      } catch (err) {
+        this.live.delete(runId);
+        if (err instanceof ConcurrentAppendError && attempt < 5) continue;
+        throw err;
+      }
+      if (commit.message) live.lastWritten = last.seq;
+      live.run = { ...run, lastSeq: last.seq, status, updatedAt: t };
+      if (commit.run.messageId !== undefined) live.run.messageId = commit.run.messageId;
+      if (commit.run.finishReason !== undefined) live.run.finishReason = commit.run.finishReason;
+      if (finished) this.live.delete(runId);
+      else this.live.set(runId, live);
+      this.signals.get(runId)?.bump();
+      return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
+    }
+  }
+
+  /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
+  private async freeMessageId(wanted: string, runId: string): Promise<string> {
+    const id = wanted || runId;
+    const taken = await this.dbGetMessage(id);
+    return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
+  }
+
+  private async checkDuplicates(runId: string, dups: CanonicalEvent[]): Promise<void> {
+    const from = dups[0].seq;
+    const stored = await this.dbReadEvents(runId, from - 1, dups[dups.length - 1].seq - from + 1);
+    const bySeq = new Map(stored.map((e) => [e.seq, e]));
+    for (const e of dups) {
+      const s = bySeq.get(e.seq);
+      if (!s || !sameJson(s, e))
+        throw new StoreError(
+          'conflict',
+          `run ${runId}: a different event is already stored at seq ${e.seq} (${s?.type ?? 'missing'} vs ${e.type})`,
+        );
+    }
+  }
+
+  /** The in-memory projector of a live run, rebuilt from the log when not cached or out of date. */
+  private async liveRun(run: Run): Promise<LiveRun> {
+    const cached = this.live.get(run.id);
+    if (cached && cached.projector.lastSeq === run.lastSeq) return cached;
+    const projector = await this.rebuild(run);
+    return { run, projector, lastWritten: run.lastSeq };
+  }
+
+  private async rebuild(run: Run, createdAt?: number): Promise<Projector> {
+    const init: { runId: string; chatId: string; messageId?: string; createdAt?: number } = { runId: run.id, chatId: run.chatId };
+    if (run.messageId !== undefined) init.messageId = run.messageId;
+    if (createdAt !== undefined) init.createdAt = createdAt;
+    const projector = new Projector(init);
+    let after = -1;
+    for (;;) {
+      const page = await this.dbReadEvents(run.id, after, READ_PAGE);
+      projector.applyAll(page);
+      if (page.length < READ_PAGE) break;
+      after = page[page.length - 1].seq;
+    }
+    return projector;
+  }
+
+  async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
+    this.assertOpen();
+    return this.dbReadEvents(runId, options.after ?? -1, options.limit);
+  }
+
+  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
+  async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+    this.assertOpen();
+    const signal = this.subscribe(runId);
+    const stop = this.stopper(options.signal);
+    try {
+      let last = options.after ?? -1;
+      for (;;) {
+        if (stop.signal.aborted || this.closed) return;
+        const seen = signal.version;
+        const page = await this.dbReadEvents(runId, last, READ_PAGE);
+        for (const e of page) {
+          last = e.seq;
+          yield e;
+          if (isTerminal(e)) return;
+        }
+        if (page.length === READ_PAGE) continue;
+        if (page.length === 0) {
+          const run = await this.dbGetRun(runId);
+          if (!run) throw new StoreError('not_found', `no run ${runId}`);
+          if (run.status !== 'running' && run.lastSeq <= last) return;
+          await signal.wait(seen, stop.signal, this.pollIntervalMs);
+        }
+      }
+    } finally {
+      stop.dispose();
+      this.unsubscribe(runId);
+    }
+  }
+
+  /** An AbortController that follows `outer` and the store's close. */
+  protected stopper(outer: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort();
+    if (outer?.aborted) ctl.abort();
+    outer?.addEventListener('abort', onAbort, { once: true });
+    this.aborts.add(ctl);
+    return {
+      signal: ctl.signal,
+      dispose: () => {
+        outer?.removeEventListener('abort', onAbort);
+        this.aborts.delete(ctl);
+      },
+    };
+  }
+
+  private subscribe(runId: string): Signal {
+    let s = this.signals.get(runId);
+    if (!s) {
+      s = new Signal();
+      this.signals.set(runId, s);
+    }
+    s.refs++;
+    return s;
+  }
+
+  private unsubscribe(runId: string): void {
+    const s = this.signals.get(runId);
+    if (s && --s.refs <= 0) this.signals.delete(runId);
+  }
+
+  /** Wakes the tails of a run (backends call it for appends made by other processes). */
+  protected notify(runId: string): void {
+    this.signals.get(runId)?.bump();
+  }
+
+  /** Run ids some tail of this store is waiting on. */
+  protected watchedRuns(): string[] {
+    return [...this.signals.keys()];
+  }
+
+  // ---- messages ----------------------------------------------------------------------------
+
+  async listMessages(chatId: string): Promise<PersistedMessage[]> {
+    this.assertOpen();
+    const rows = await this.dbListMessages(chatId);
+    return Promise.all(rows.map((m) => this.current(m)));
+  }
+
+  async getMessage(messageId: string): Promise<PersistedMessage | undefined> {
+    this.assertOpen();
+    const m = await this.dbGetMessage(messageId);
+    return m && this.current(m);
+  }
+
+  /** A stored message brought up to date: a pending assistant message is re-projected to the run's last event. */
+  private async current(m: PersistedMessage): Promise<PersistedMessage> {
+    if (m.role !== 'assistant' || m.persistenceState === 'persisted') return m;
+    const cached = this.live.get(m.runId);
+    const run = await this.dbGetRun(m.runId);
+    if (!run) return m;
+    const projector = cached && cached.projector.lastSeq === run.lastSeq ? cached.projector : await this.rebuild(run, m.createdAt);
+    const snap = projector.snapshot(run.status === 'running' ? 'pending' : 'persisted');
+    snap.id = m.id;
+    snap.createdAt = m.createdAt;
+    return snap;
+  }
+
+  // ---- recovery ----------------------------------------------------------------------------
+
+  async interruptRun(runId: string, reason = DEFAULT_INTERRUPT_REASON): Promise<AppendResult> {
+    this.assertOpen();
+    return this.withLock(runId, async () => {
+      const run = await this.dbGetRun(runId);
+      if (!run) throw new StoreError('not_found', `no run ${runId}`);
+      if (run.status !== 'running') return { runId, appended: 0, duplicates: 0, lastSeq: run.lastSeq, status: run.status };
+      const { projector } = await this.liveRun(run);
+      const events = projector.closingEvents(reason, this.now());
+      if (run.lastSeq < 0) {
+        // Nothing was ever appended: the closing events need a run-start first.
+        const start: CanonicalEvent = {
+          type: 'run-start',
+          runId,
+          seq: 0,
+          ts: this.now(),
+          version: CANONICAL_VERSION,
+          messageId: run.messageId ?? runId,
+          chatId: run.chatId,
+        };
+        return this.appendLocked(runId, [start, ...events.map((e) => ({ ...e, seq: e.seq + 1 }) as CanonicalEvent)]);
+      }
+      return this.appendLocked(runId, events);
+    });
+  }
+
+  async recoverRuns(options: { olderThanMs?: number; reason?: string } = {}): Promise<string[]> {
+    this.assertOpen();
+    const cutoff = this.now() - (options.olderThanMs ?? 0);
+    const out: string[] = [];
+    for (const run of await this.dbRunningRuns()) {
+      if (run.updatedAt > cutoff) continue;
+      await this.interruptRun(run.id, options.reason);
+      out.push(run.id);
+    }
+    return out;
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const a of this.aborts) a.abort();
+    for (const s of this.signals.values()) s.bump();
+    await Promise.allSettled([...this.locks.values()]);
+    await this.dbClose();
+  }
+
+  protected assertOpen(): void {
+    if (this.closed) throw new StoreError('closed', `the ${this.kind} store is closed`);
+  }
+
+  /** Runs `fn` after every earlier call for the same run has settled (appends of a run are serialised in-process). */
+  private async withLock<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(runId) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.locks.set(runId, tail);
+    try {
+      return await next;
+    } finally {
+      if (this.locks.get(runId) === tail) this.locks.delete(runId);
+    }
+  }
+}
+
+/** The persistence state a stored message row should have for a run status. */
+export function stateFor(status: RunStatus): PersistenceState {
+  return status === 'running' ? 'pending' : 'persisted';
+}
