@@ -40,7 +40,7 @@ describe('AI SDK encoder: Anthropic fixtures against the official path', () => {
     const message = await assembleUIMessage(toAiSdk(body, 'anthropic'));
     const reasoning = message.parts.find((p) => p.type === 'reasoning');
     assert.deepEqual((reasoning as { providerMetadata?: unknown }).providerMetadata, {
-      switchboard: { variant: 'thinking' },
+      switchboard: { variant: 'thinking', durationMs: 0 },
       anthropic: { signature: 'EqQBCkYIBxgCKkBz1Xq5V9bY0xw3PjcTgR2h6u6pK1sQvE0Zr8' },
     });
   });

@@ -258,7 +258,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
     return rest;
   }
 
-  /** Takes the reasoning variant out of providerMetadata. */
+  /** Takes the reasoning variant (and the encoder's measured durationMs, which `ts` carries) out of providerMetadata. */
   function variantOf(pm: ProviderMetadata | undefined): { variant?: ReasoningVariant; pm?: ProviderMetadata } {
     if (!pm) return {};
     let variant: ReasoningVariant | undefined;
@@ -269,7 +269,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       const v = entry.variant;
       if (v !== 'thinking' && v !== 'processing') continue;
       variant ??= v;
-      const { variant: _v, ...others } = entry;
+      const { variant: _v, durationMs: _d, ...others } = entry;
       result = { ...result };
       if (Object.keys(others).length > 0) result[ns] = others;
       else delete result[ns];

@@ -4,7 +4,8 @@
  *
  * The reasoning variant (`thinking` / `processing`) travels in `providerMetadata[namespace].variant`
  * on reasoning-start and reasoning-end (the client replaces a part's providerMetadata with the one on
- * each chunk, so the end chunk repeats it next to the signature).
+ * each chunk, so the end chunk repeats it next to the signature), with `durationMs` on the end chunk
+ * (measured from the canonical `ts`, i.e. on the server).
  */
 
 import type { Machine } from '../machine.ts';
@@ -50,6 +51,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   const sendSources = options.sendSources ?? true;
   const openText = new Set<string>();
   const reasoning = new Map<string, ProviderMetadata>();
+  const reasoningStart = new Map<string, number>();
   const citations = new Map<string, AiSdkCitation[]>();
   const tools = new Map<string, string>();
   const sourceUrls = new Set<string>();
@@ -152,6 +154,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         ensureStep(out);
         const pm = merge(e.providerMetadata, { [ns]: { variant: e.variant } }) as ProviderMetadata;
         reasoning.set(e.blockId, pm);
+        reasoningStart.set(e.blockId, e.ts);
         out.push({ type: 'reasoning-start', id: e.blockId, providerMetadata: pm });
         return;
       }
@@ -164,7 +167,14 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         const pm = reasoning.get(e.blockId);
         if (!pm) return;
         reasoning.delete(e.blockId);
-        out.push({ type: 'reasoning-end', id: e.blockId, providerMetadata: merge(pm, e.providerMetadata) });
+        // The duration the server measured, so "Thought for 3s" reads the same live and after a reload.
+        const durationMs = e.ts - (reasoningStart.get(e.blockId) ?? e.ts);
+        reasoningStart.delete(e.blockId);
+        out.push({
+          type: 'reasoning-end',
+          id: e.blockId,
+          providerMetadata: merge(merge(pm, e.providerMetadata), { [ns]: { durationMs } }),
+        });
         return;
       }
       case 'tool-input-start': {
