@@ -2,13 +2,13 @@
  * The HTTP application (Hono): the chat endpoint, a health check and the demo page. Every error
  * answers JSON; nothing a client sends can take the server down.
  */
-import { readFile } from 'node:fs/promises';
 import { Hono } from 'hono';
 
 import type { AgentFactory } from '../agents/agent.ts';
 import { createDemoAgent } from '../agents/demo.ts';
 import { handleChat } from './chat.ts';
 import { errorResponse } from './errors.ts';
+import { mountWebApp } from './static.ts';
 
 /** Options of `createApp`. */
 export interface AppOptions {
@@ -24,22 +24,14 @@ export interface AppOptions {
   onError?: (err: unknown) => void;
 }
 
-const PAGE = new URL('../../public/index.html', import.meta.url);
-
-// The page is self-contained: inline script and style, and it may only talk to this server.
-const PAGE_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
-  'x-content-type-options': 'nosniff',
-};
-
 /** Creates the Switchboard HTTP app: `POST /api/chat`, `GET /healthz`, `GET /`. */
 export function createApp(options: AppOptions = {}): Hono {
   const onError = options.onError ?? ((err: unknown) => console.error(err));
   const agent = options.agent ?? createDemoAgent(options.delayMs === undefined ? {} : { delayMs: options.delayMs });
   const app = new Hono();
 
-  app.get('/', async () => new Response(await readFile(PAGE, 'utf8'), { headers: PAGE_HEADERS }));
+  // The web UI (apps/web/dist) at / and /c/*, or the minimal page when it is not built.
+  mountWebApp(app);
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.post('/api/chat', (c) =>
     handleChat(c.req.raw, {

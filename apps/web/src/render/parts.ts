@@ -1,0 +1,51 @@
+/** Reading AI SDK message parts: the reasoning variant and its stored duration, tool calls. */
+import { isRecord, type LoosePart, type Variant } from '../lib/types.ts';
+
+/** The reasoning variant and stored duration, from providerMetadata (`switchboard`, or any namespace that has them). */
+export function reasoningMeta(part: LoosePart): { variant: Variant; durationMs?: number } {
+  const pm = part.providerMetadata;
+  let variant: Variant = 'thinking';
+  let durationMs: number | undefined;
+  if (isRecord(pm)) {
+    const order = ['switchboard', ...Object.keys(pm).filter((k) => k !== 'switchboard')];
+    for (const k of order) {
+      const v = pm[k];
+      if (!isRecord(v)) continue;
+      if (v.variant === 'processing' || v.variant === 'thinking') {
+        variant = v.variant;
+        if (typeof v.durationMs === 'number') durationMs = v.durationMs;
+        break;
+      }
+    }
+  }
+  return durationMs === undefined ? { variant } : { variant, durationMs };
+}
+
+export const CODE_TOOLS = new Set(['python_interpreter', 'run_code', 'code_interpreter', 'execute_code', 'python', 'run_python']);
+
+export interface ToolView {
+  toolCallId: string;
+  toolName: string;
+  state: string;
+  input: unknown;
+  output: unknown;
+  errorText?: string;
+  preliminary?: boolean;
+  providerExecuted?: boolean;
+}
+
+/** The tool call a part describes (`tool-<name>` or `dynamic-tool`), or undefined. */
+export function toolOf(part: LoosePart): ToolView | undefined {
+  if (part.type !== 'dynamic-tool' && !part.type.startsWith('tool-')) return undefined;
+  const toolName = part.type === 'dynamic-tool' ? String(part.toolName ?? 'tool') : part.type.slice(5);
+  return {
+    toolCallId: String(part.toolCallId ?? ''),
+    toolName,
+    state: String(part.state ?? 'input-available'),
+    input: part.input ?? part.rawInput,
+    output: part.output,
+    ...(typeof part.errorText === 'string' ? { errorText: part.errorText } : {}),
+    ...(part.preliminary === true ? { preliminary: true } : {}),
+    ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
+  };
+}
