@@ -2,6 +2,7 @@
  * The CLI's command table: flags, help text and the module that runs each command. Imports nothing
  * heavy, so `--help` and usage errors answer without loading the core or zod.
  */
+import { FRAMEWORK_NAMES, PROTOCOL_NAMES } from '@switchboard/core/names';
 
 /** One flag of a command, in `node:util` `parseArgs` terms plus what the help shows. */
 export interface FlagSpec {
@@ -54,8 +55,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'summary of them goes to stderr and the exit code stays 0. Exit 1 on I/O errors, 2 on usage errors.',
     ].join('\n'),
     flags: [
-      { name: 'from', short: 'f', value: 'framework', choices: ['anthropic', 'claude', 'auto'], default: 'auto', help: 'Input framework.' },
-      { name: 'to', short: 't', value: 'protocol', choices: ['ai-sdk', 'canonical'], default: 'ai-sdk', help: 'Output protocol.' },
+      { name: 'from', short: 'f', value: 'framework', choices: ['auto', ...FRAMEWORK_NAMES], default: 'auto', help: 'Input framework.' },
+      { name: 'to', short: 't', value: 'protocol', choices: PROTOCOL_NAMES, default: 'ai-sdk', help: 'Output protocol.' },
       {
         name: 'format',
         value: 'format',
@@ -93,7 +94,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         name: 'protocol',
         short: 'p',
         value: 'protocol',
-        choices: ['ai-sdk', 'canonical'],
+        choices: ['ai-sdk', 'canonical', 'ws', 'dsagent'],
         required: true,
         help: 'Protocol to check (required).',
       },
@@ -101,6 +102,64 @@ export const COMMANDS: Record<string, CommandSpec> = {
     ],
     maxPositionals: 1,
     load: () => import('./validate.ts'),
+  },
+  replay: {
+    name: 'replay',
+    summary: 'Replay a recorded capture as a live stream.',
+    synopsis: 'replay <capture|-> [--from <framework>] [--to <protocol>] [--speed <n> | --realtime] [options]',
+    details: [
+      "Plays a recorded stream (any framework's SSE body or JSON lines, or a stored canonical run) on",
+      'stdout as if it were live, converted to a UI protocol. Values with timestamps (canonical ts, AG-UI',
+      'timestamp) keep their real gaps (at most 5 s); others are spaced by --interval. --speed divides every',
+      'pause (2 = twice as fast; 0 = as fast as possible); --realtime is --speed 1, the default.',
+      'Exit 0; 1 on I/O errors; 2 on usage errors; 130 when interrupted.',
+    ].join('\n'),
+    flags: [
+      {
+        name: 'from',
+        short: 'f',
+        value: 'framework',
+        choices: ['auto', 'canonical', ...FRAMEWORK_NAMES],
+        default: 'auto',
+        help: 'Framework of the capture.',
+      },
+      { name: 'to', short: 't', value: 'protocol', choices: PROTOCOL_NAMES, default: 'ai-sdk', help: 'Output protocol.' },
+      { name: 'speed', short: 's', value: 'n', default: '1', help: 'Pace multiplier; 0 = no pauses.' },
+      { name: 'realtime', help: 'Original pace (the same as --speed 1).' },
+      { name: 'interval', value: 'ms', default: '20', help: 'Pause between values without timestamps.' },
+      {
+        name: 'format',
+        value: 'format',
+        choices: ['sse', 'jsonl'],
+        default: 'jsonl for canonical, ws, dsagent; else sse',
+        help: 'Output framing.',
+      },
+      { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
+      { name: 'namespace', value: 'ns', default: 'switchboard', help: 'providerMetadata key of the reasoning variant (ai-sdk output).' },
+      { name: 'run-id', value: 'id', help: 'Run id of the replayed run (default: a random UUID).' },
+      HELP_FLAG,
+    ],
+    maxPositionals: 1,
+    load: () => import('./replay.ts'),
+  },
+  agents: {
+    name: 'agents',
+    summary: 'List the configured agents and whether they can run.',
+    synopsis: 'agents [--config <file>] [--json]',
+    details: [
+      'Reads the configuration (--config, else SWITCHBOARD_CONFIG, else switchboard.config.json in the current',
+      "directory when there is one) and lists every agent: the config file's and the built-in ones (demo, replay,",
+      'anthropic, openai, gemini, langchain), with its framework, what it runs, and whether it is enabled or why',
+      'not (an SDK agent needs its API key in the environment). Exit 0; 1 when the configuration is invalid',
+      '(each problem is printed with its key or environment variable).',
+    ].join('\n'),
+    flags: [
+      { name: 'config', short: 'c', value: 'file', help: 'Config file to read.' },
+      { name: 'json', help: 'Print JSON (no secrets: setEnv values and API keys are never shown).' },
+      HELP_FLAG,
+    ],
+    maxPositionals: 0,
+    load: () => import('./agents.ts'),
   },
 };
 

@@ -1,0 +1,179 @@
+/**
+ * Replaying a recorded capture as if it were live: any framework's SSE body or JSON lines (or a
+ * stored canonical run), decoded value by value and paced like the original. Values that carry a
+ * timestamp (canonical `ts`, AG-UI / WebSocket `timestamp`) are spaced by their real gaps (capped);
+ * others by a fixed small interval. `speed` divides every pause (2 = twice as fast, 0 = no pauses).
+ *
+ * Used by the `replay` built-in agent and by `switchboard replay`.
+ */
+import {
+  type CanonicalEvent,
+  createDecoder,
+  createFramer,
+  type Decoder,
+  type DecoderOptions,
+  Emitter,
+  type EventInit,
+  type Framework,
+  type Source,
+} from '@switchboard/core';
+
+/** What a capture can be replayed as: a framework, `auto`, or `canonical` (a stored run). */
+export type ReplayFormat = Framework | 'auto' | 'canonical';
+
+/** Options of `replayCapture`. */
+export interface ReplayOptions extends DecoderOptions {
+  /** Framework of the capture (default `auto`: recognised, canonical runs included). */
+  from?: ReplayFormat;
+  /** 1 = original pace (default), 2 = twice as fast, 0 = as fast as possible. */
+  speed?: number;
+  /** Pause between values without timestamps, in ms (default 20). */
+  intervalMs?: number;
+  /** Longest pause taken from timestamps, in ms (default 5000): a capture's idle minutes are not replayed. */
+  maxGapMs?: number;
+  /** Stops the replay (a pending pause ends at once). */
+  signal?: AbortSignal;
+  /** Waits `ms` (default: a timer that the signal cuts short). Injectable for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Default pause between values without timestamps. */
+export const REPLAY_INTERVAL_MS = 20;
+const MAX_GAP_MS = 5000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A stored canonical event (as `switchboard convert --to canonical` writes them). */
+export function isCanonicalEvent(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    typeof value.type === 'string' &&
+    typeof value.runId === 'string' &&
+    typeof value.seq === 'number' &&
+    typeof value.ts === 'number' &&
+    /^[a-z]+(-[a-z]+)*$/.test(value.type)
+  );
+}
+
+/** When a value was produced, in ms since the epoch, if it says so. */
+export function timestampOf(value: unknown): number | undefined {
+  if (!isObject(value)) return undefined;
+  if (typeof value.ts === 'number') return value.ts;
+  // AG-UI events and seed 004's WebSocket messages; recorded AG-UI traces wrap the event.
+  const inner = isObject(value.event) ? value.event : value;
+  const t = inner.timestamp;
+  if (typeof t === 'number' && Number.isFinite(t)) return t < 1e11 ? t * 1000 : t;
+  if (typeof t === 'string') {
+    const ms = Date.parse(t);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  return undefined;
+}
+
+/** Replays stored canonical events as a new run: same content, this run's id, fresh seq and ts. */
+export function createCanonicalReplayDecoder(options: DecoderOptions = {}): Decoder {
+  const out = new Emitter(options, 'canonical');
+  let ended = false;
+  return {
+    push(value, where) {
+      if (!isCanonicalEvent(value)) {
+        const e: EventInit = {
+          type: 'error',
+          code: 'invalid_event',
+          message: `${where?.line ? `line ${where.line}` : where?.event ? `SSE event ${where.event}` : 'input'}: expected a canonical event {type, runId, seq, ts, …}`,
+          fatal: false,
+        };
+        if (where) e.where = { ...where, expected: 'canonical event' };
+        out.emit(e);
+        return out.take();
+      }
+      const { runId: _runId, seq: _seq, ts: _ts, ...init } = value as Record<string, unknown>;
+      const e = init as EventInit;
+      if (e.type === 'run-start') out.start(e);
+      else out.emit(e);
+      if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
+      return out.take();
+    },
+    fault(code, message, where) {
+      out.emit({ type: 'error', code, message, fatal: false, where });
+      return out.take();
+    },
+    end() {
+      if (!ended) {
+        out.emit({ type: 'error', code: 'truncated', message: 'the capture ended before its run finished', fatal: true });
+        out.emit({ type: 'run-finish', finishReason: 'error' });
+      }
+      return out.take();
+    },
+  };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Replays a capture (bytes or text in chunks) as canonical events, paced. Stops quietly when the
+ * signal aborts.
+ */
+export async function* replayCapture(source: Source<Uint8Array | string>, options: ReplayOptions = {}): AsyncGenerator<CanonicalEvent> {
+  const { from = 'auto', speed = 1, intervalMs = REPLAY_INTERVAL_MS, maxGapMs = MAX_GAP_MS, signal, sleep = pause } = options;
+  const framer = createFramer({
+    ...(options.maxLineLength !== undefined ? { maxLineLength: options.maxLineLength } : {}),
+    ...(options.inputFormat !== undefined ? { inputFormat: options.inputFormat } : {}),
+  });
+  let decoder: Decoder | undefined =
+    from === 'canonical' ? createCanonicalReplayDecoder(options) : from === 'auto' ? undefined : createDecoder(from, options);
+  let previous: number | undefined;
+  let first = true;
+
+  const wait = async (value: unknown): Promise<void> => {
+    const ts = timestampOf(value);
+    const gap = !first && previous !== undefined && ts !== undefined && ts >= previous ? Math.min(ts - previous, maxGapMs) : intervalMs;
+    if (ts !== undefined) previous = ts;
+    if (first) {
+      first = false;
+      return;
+    }
+    if (speed > 0 && gap > 0) await sleep(gap / speed, signal);
+  };
+
+  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
+    for (const frame of framer.push(chunk)) {
+      if (signal?.aborted) return;
+      if (frame.kind === 'value') {
+        // `auto` recognises a stored canonical run itself; anything else goes to core's detection.
+        decoder ??= isCanonicalEvent(frame.value) ? createCanonicalReplayDecoder(options) : createDecoder('auto', options);
+        await wait(frame.value);
+        if (signal?.aborted) return;
+        yield* decoder.push(frame.value, frame.where);
+      } else {
+        decoder ??= createDecoder('auto', options);
+        yield* decoder.fault(frame.code, frame.message, frame.where);
+      }
+    }
+  }
+  for (const frame of framer.end()) {
+    decoder ??=
+      frame.kind === 'value' && isCanonicalEvent(frame.value) ? createCanonicalReplayDecoder(options) : createDecoder('auto', options);
+    if (frame.kind === 'value') {
+      await wait(frame.value);
+      if (signal?.aborted) return;
+      yield* decoder.push(frame.value, frame.where);
+    } else yield* decoder.fault(frame.code, frame.message, frame.where);
+  }
+  decoder ??= createDecoder('auto', options);
+  yield* decoder.end();
+}

@@ -1,0 +1,106 @@
+/**
+ * The runner's public types: what a run is given, what it returns, and how it reports.
+ */
+import type { CanonicalEvent } from '@switchboard/core';
+import type { AgentRequest } from '../agents/agent.ts';
+
+/** One message of the conversation (an AI SDK `UIMessage`, loosely typed). */
+export type RunMessage = AgentRequest['messages'][number];
+
+/** What one run of an agent is given. */
+export interface RunRequest {
+  /** Id of the run: stamped on every event and passed to the agent. */
+  runId: string;
+  /** Chat (thread) the run belongs to. */
+  chatId?: string;
+  /** Id of the assistant message the run produces (default: the agent's own, else `runId`). */
+  messageId?: string;
+  /** The whole conversation, oldest first; the agent answers the last user message. */
+  messages: readonly RunMessage[];
+  /**
+   * Aborts the run (client gone): the agent is stopped and the run ends with `run-abort`, after the
+   * events it produced so far.
+   */
+  signal?: AbortSignal;
+}
+
+/** Levels of runner log lines. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Where the runner reports: agent stderr lines, starts, exits and kills. */
+export interface RunnerLogger {
+  log(level: LogLevel, message: string, fields: { agent: string; runId: string; pid?: number; stream?: 'stderr' }): void;
+}
+
+/** Writes `[agent <name>] message` lines to the server's stderr. */
+export const consoleLogger: RunnerLogger = {
+  log(level, message, fields) {
+    if (level === 'debug') return;
+    process.stderr.write(
+      `[agent ${fields.agent}${fields.pid ? ` ${fields.pid}` : ''}] ${level === 'info' ? '' : `${level}: `}${message}\n`,
+    );
+  },
+};
+
+/** Options of a run that are not about the agent itself. */
+export interface RunOptions {
+  /** The server environment agents get their allow-listed variables from (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where stderr lines and lifecycle messages go (default: the server's stderr). */
+  logger?: RunnerLogger;
+  /** Clock for `ts` (default `Date.now`). */
+  now?: () => number;
+  /** After SIGTERM, how long a process has before SIGKILL, in ms (default 2000). */
+  killGraceMs?: number;
+  /** After the agent's terminal event, how long it has to exit on its own before it is killed, in ms (default 2000). */
+  exitGraceMs?: number;
+  /** Unread stdout bytes at which reading pauses until the consumer catches up (default 256 KiB). */
+  highWaterMark?: number;
+  /** Told when reading stdout pauses (true) and resumes (false) because the consumer is slow. */
+  onBackpressure?: (paused: boolean) => void;
+}
+
+/** How an agent process ended. */
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * One run: an async iterator of canonical events, always ending with `run-finish` or `run-abort`
+ * (unless the consumer stops early with `return()`). When it is done, or `return()` has resolved,
+ * the agent's process is gone.
+ */
+export interface AgentRun extends AsyncIterableIterator<CanonicalEvent, undefined> {
+  /** The agent's name. */
+  readonly agent: string;
+  readonly runId: string;
+  /** Process id once the process started (undefined for in-process agents). */
+  readonly pid: number | undefined;
+  /** Settles when the process has exited (undefined for in-process agents or when none was started). */
+  readonly exited: Promise<AgentExit | undefined>;
+  /** Bytes read from the agent's stdout and not yet decoded (bounded by `highWaterMark` + one read). */
+  readonly bufferedBytes: number;
+  /** Stops the run without emitting anything more; resolves once the process is gone. */
+  return(): Promise<IteratorResult<CanonicalEvent, undefined>>;
+}
+
+/** Default limits of an agent run. */
+export const DEFAULT_LIMITS = {
+  /** Wall-clock time of one run: 10 minutes. */
+  timeoutMs: 10 * 60_000,
+  /** Longest silence on stdout: 5 minutes. */
+  idleTimeoutMs: 5 * 60_000,
+  /** Longest stdout line: 1 MiB. */
+  maxLineBytes: 1024 * 1024,
+  /** All of a run's stdout: 64 MiB. */
+  maxOutputBytes: 64 * 1024 * 1024,
+} as const;
+
+/** Resolved limits of one agent. */
+export interface AgentLimits {
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  maxLineBytes: number;
+  maxOutputBytes: number;
+}
