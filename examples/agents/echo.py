@@ -21,6 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+# Keep the repository clean: no __pycache__ next to the emitter.
+sys.dont_write_bytecode = True
+
 try:
     import switchboard_emitter as sb
 except ImportError:  # run from the repository: use the emitter where it lives

@@ -24,7 +24,7 @@ for (const r of rows) {
     if (!cell) return '-'.padEnd(14);
     return (cell.ok ? `ok ${cell.frames || ''}` : 'FAIL').padEnd(14);
   });
-  console.log(`${cut(r.input, width)}  ${r.framework.padEnd(18)}  ${cells.join('')}`);
+  console.log(`${cut(r.input, width)}  ${(r.detected ?? '(none)').padEnd(18)}  ${cells.join('')}`);
   for (const [c, cell] of Object.entries(r.cells)) if (!cell.ok) notes.push(`${r.input} [${c}]: ${cell.note}`);
 }
 console.log(`\n${rows.length} inputs × ${columns.length} checks: ${rows.length - failed} rows pass, ${failed} fail`);

@@ -8,6 +8,8 @@ import {
   type CanonicalEvent,
   createDecoder,
   createEncoder,
+  createFramer,
+  detectFramework,
   framed,
   type Machine,
   PROTOCOLS,
@@ -27,6 +29,9 @@ export interface Cell {
 
 export interface Row {
   input: string;
+  /** The framework `--from auto` recognised (undefined when none). */
+  detected: string | undefined;
+  /** The provider the run reports. */
   framework: string;
   cells: Record<string, Cell>;
 }
@@ -79,6 +84,17 @@ function message(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 160) ?? '';
 }
 
+/** The framework `auto` detection picks for an input, from its first recognisable value. */
+export function detectInput(body: Uint8Array): string | undefined {
+  const framer = createFramer();
+  for (const frame of [...framer.push(body), ...framer.end()]) {
+    if (frame.kind !== 'value') continue;
+    const found = detectFramework(frame.value);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Runs one input through every encoder. */
 export async function runRow(input: MatrixInput): Promise<Row> {
   const events = drain(framed(createDecoder('auto', { runId: 'run', now: () => 0 })), [input.body]);
@@ -113,5 +129,5 @@ export async function runRow(input: MatrixInput): Promise<Row> {
       ? { ok: true, frames: 0 }
       : { ok: false, frames: 0, note: 'assistant text, reasoning or tool calls differ between the AG-UI and AI SDK outputs' };
   }
-  return { input: input.name, framework, cells };
+  return { input: input.name, detected: detectInput(input.body), framework, cells };
 }
