@@ -33,11 +33,13 @@ export function createFramer(options: FramingOptions = {}): Machine<string | Uin
 
   function feed(text: string): Frame[] {
     if (inner) return inner.push(text);
-    // Recognise the format from the first non-blank character: JSON starts with { or [.
+    // Recognise the format from the first non-blank character: JSON values start with {, [ or " (a
+    // stream of text chunks as JSON strings); SSE lines with a field name or a colon.
     head += text;
     const first = head.search(/\S/);
     if (first === -1) return [];
-    inner = make(head[first] === '{' || head[first] === '[' ? 'jsonl' : 'sse');
+    const c = head[first];
+    inner = make(c === '{' || c === '[' || c === '"' ? 'jsonl' : 'sse');
     const all = head;
     head = '';
     return inner.push(all);
