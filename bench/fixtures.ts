@@ -195,3 +195,207 @@ export function languageModelParts(f: AnthropicFixture): LanguageModelV4StreamPa
   });
   return parts;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reader fixtures: UI protocol streams (AI SDK UI message stream, AG-UI) as their servers send them
+// ---------------------------------------------------------------------------------------------
+
+/** A UI protocol stream to read back, and what it carries. */
+export interface ReaderFixture {
+  protocol: 'ai-sdk' | 'ag-ui';
+  kind: 'text' | 'tool';
+  /** Number of text deltas (kind text) or tool-input deltas (kind tool). */
+  deltas: number;
+  /** The SSE body, `data: <json>\n\n` per event (plus `data: [DONE]` for the AI SDK). */
+  body: string;
+  bytes: Uint8Array;
+  /** The body in 64 KiB chunks. */
+  chunks: Uint8Array[];
+  /** Concatenated text (kind text; empty for kind tool). */
+  text: string;
+  /** Kind tool: the streamed tool input, its JSON text (the concatenated deltas), the call's id and tool name. */
+  tool?: { input: { path: string; content: string }; json: string; toolCallId: string; toolName: string };
+}
+
+export const READER_IDS = {
+  messageId: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+  threadId: 'thread_bench',
+  runId: 'run_bench',
+  textId: 'txt_0',
+  toolCallId: 'call_01D7FLrfh4GYq7yT1ULFeyMV',
+  toolName: 'write_file',
+} as const;
+
+function readerFixture(
+  protocol: ReaderFixture['protocol'],
+  kind: ReaderFixture['kind'],
+  events: object[],
+  extra: Partial<ReaderFixture>,
+): ReaderFixture {
+  let body = '';
+  for (const e of events) body += `data: ${JSON.stringify(e)}\n\n`;
+  if (protocol === 'ai-sdk') body += 'data: [DONE]\n\n';
+  const bytes = new TextEncoder().encode(body);
+  return { protocol, kind, deltas: 0, body, bytes, chunks: chunksOf(bytes), text: '', ...extra };
+}
+
+/**
+ * A text answer of `count` model-like deltas (the same generator as the Anthropic fixture: 1–6
+ * characters, non-ASCII, emoji, quotes, backslashes, tabs, newlines), as an AI SDK UI message stream
+ * (what `toUIMessageStreamResponse()` sends): start, start-step, text-start, the text-deltas,
+ * text-end, finish-step, finish, `[DONE]`.
+ */
+export function aiSdkTextFixture(count: number, seed = 3): ReaderFixture {
+  const ds = deltas(count, prng(seed));
+  const { messageId, textId: id } = READER_IDS;
+  const events: object[] = [{ type: 'start', messageId }, { type: 'start-step' }, { type: 'text-start', id }];
+  for (const delta of ds) events.push({ type: 'text-delta', id, delta });
+  events.push({ type: 'text-end', id }, { type: 'finish-step' }, { type: 'finish', finishReason: 'stop' });
+  return readerFixture('ai-sdk', 'text', events, { deltas: count, text: ds.join('') });
+}
+
+/**
+ * The same text as an AG-UI event stream (what `@ag-ui/encoder`'s `encodeSSE` writes): RUN_STARTED,
+ * TEXT_MESSAGE_START, the TEXT_MESSAGE_CONTENTs, TEXT_MESSAGE_END, RUN_FINISHED.
+ */
+export function agUiTextFixture(count: number, seed = 3): ReaderFixture {
+  const ds = deltas(count, prng(seed));
+  const { messageId, threadId, runId } = READER_IDS;
+  const events: object[] = [
+    { type: 'RUN_STARTED', threadId, runId },
+    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
+  ];
+  for (const delta of ds) events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta });
+  events.push({ type: 'TEXT_MESSAGE_END', messageId }, { type: 'RUN_FINISHED', threadId, runId });
+  return readerFixture('ag-ui', 'text', events, { deltas: count, text: ds.join('') });
+}
+
+/**
+ * A tool input whose JSON text is exactly `count` characters (code points) long: `{"path": …,
+ * "content": <model-like text with escapes>}`, padded with dots. Streamed one character per delta,
+ * so escape sequences (`\n`, `\"`, `\\`) are split too, as models stream them.
+ */
+export function toolInput(count: number, seed = 4): { input: { path: string; content: string }; json: string; pieces: string[] } {
+  const rand = prng(seed);
+  const path = 'notes/plan.md';
+  const overhead = Array.from(JSON.stringify({ path, content: '' })).length;
+  if (count < overhead) throw new Error(`a tool input needs at least ${overhead} characters, got ${count}`);
+  let content = '';
+  let length = overhead;
+  for (;;) {
+    const word = `${content === '' ? '' : ' '}${WORDS[Math.floor(rand() * WORDS.length)]}`;
+    const cost = Array.from(JSON.stringify(word)).length - 2;
+    if (length + cost > count) break;
+    content += word;
+    length += cost;
+  }
+  content += '.'.repeat(count - length);
+  const input = { path, content };
+  const json = JSON.stringify(input);
+  const pieces = Array.from(json);
+  if (pieces.length !== count) throw new Error(`tool input: ${pieces.length} characters, expected ${count}`);
+  return { input, json, pieces };
+}
+
+/**
+ * A tool call whose input streams as `count` one-character deltas, as an AI SDK UI message stream:
+ * start, start-step, tool-input-start, the tool-input-deltas, tool-input-available (the parsed
+ * input), finish-step, finish (`tool-calls`), `[DONE]`.
+ */
+export function aiSdkToolFixture(count: number): ReaderFixture {
+  const { input, json, pieces } = toolInput(count);
+  const { messageId, toolCallId, toolName } = READER_IDS;
+  const events: object[] = [{ type: 'start', messageId }, { type: 'start-step' }, { type: 'tool-input-start', toolCallId, toolName }];
+  for (const inputTextDelta of pieces) events.push({ type: 'tool-input-delta', toolCallId, inputTextDelta });
+  events.push(
+    { type: 'tool-input-available', toolCallId, toolName, input },
+    { type: 'finish-step' },
+    { type: 'finish', finishReason: 'tool-calls' },
+  );
+  return readerFixture('ai-sdk', 'tool', events, { deltas: count, tool: { input, json, toolCallId, toolName } });
+}
+
+/** The same tool call as AG-UI events: RUN_STARTED, TOOL_CALL_START, the TOOL_CALL_ARGS, TOOL_CALL_END, RUN_FINISHED. */
+export function agUiToolFixture(count: number): ReaderFixture {
+  const { input, json, pieces } = toolInput(count);
+  const { messageId, threadId, runId, toolCallId, toolName } = READER_IDS;
+  const events: object[] = [
+    { type: 'RUN_STARTED', threadId, runId },
+    { type: 'TOOL_CALL_START', toolCallId, toolCallName: toolName, parentMessageId: messageId },
+  ];
+  for (const delta of pieces) events.push({ type: 'TOOL_CALL_ARGS', toolCallId, delta });
+  events.push({ type: 'TOOL_CALL_END', toolCallId }, { type: 'RUN_FINISHED', threadId, runId });
+  return readerFixture('ag-ui', 'tool', events, { deltas: count, tool: { input, json, toolCallId, toolName } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// <think> fixture: an open model's answer with think sections in its text
+// ---------------------------------------------------------------------------------------------
+
+export interface ThinkFixture {
+  /** The text deltas, tags split anywhere. */
+  deltas: string[];
+  /** The whole text, tags included. */
+  whole: string;
+  /** What extraction must give: the answer text (sections removed) and the reasoning (section contents, joined). */
+  text: string;
+  reasoning: string;
+  /** Number of think sections. */
+  sections: number;
+  /** The same text as OpenAI-compatible Chat Completions chunks (SSE body, in 64 KiB chunks), as vLLM / Ollama send it. */
+  chatChunks: Uint8Array[];
+  chatBytes: number;
+}
+
+function words(count: number, rand: () => number): string {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)]);
+  return out.join(' ');
+}
+
+/**
+ * `count` deltas of text that opens with a think section and then alternates answer paragraphs
+ * and further think sections (30–300 words each), split into 1–6 character deltas with no regard
+ * for the tags, so `<think>` and `</think>` are cut at every possible position. The last delta
+ * holds whatever is left, so the text always ends outside a section.
+ */
+export function thinkFixture(count: number, seed = 5): ThinkFixture {
+  const rand = prng(seed);
+  const sectionWords = () => 30 + Math.floor(rand() * 271);
+  const parts: string[] = [];
+  let reasoning = '';
+  let text = '';
+  let sections = 0;
+  let length = 0;
+  // About 3.5 characters per delta; build a little more than needed, ending with an answer paragraph.
+  while (length < count * 4.5) {
+    const r = words(sectionWords(), rand);
+    const a = `\n\n${words(sectionWords(), rand)}\n\n`;
+    parts.push(`<think>${r}</think>`, a);
+    reasoning += r;
+    text += a;
+    sections++;
+    length += r.length + a.length + 15;
+  }
+  const whole = parts.join('');
+  // Split into 1–6 code point deltas anywhere, tags included.
+  const cps = Array.from(whole);
+  const ds: string[] = [];
+  for (let i = 0; i < cps.length; ) {
+    const n = 1 + Math.floor(rand() * 6);
+    ds.push(cps.slice(i, i + n).join(''));
+    i += n;
+  }
+  if (ds.length < count) throw new Error(`think fixture: only ${ds.length} deltas for ${count}`);
+  const tail = ds.splice(count - 1).join('');
+  ds.push(tail);
+  let body = '';
+  const chunk = (delta: object, finish: string | null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1767225600, model: 'qwen3-32b', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  body += chunk({ role: 'assistant', content: '' }, null);
+  for (const content of ds) body += chunk({ content }, null);
+  body += chunk({}, 'stop');
+  body += 'data: [DONE]\n\n';
+  const bytes = new TextEncoder().encode(body);
+  return { deltas: ds, whole, text, reasoning, sections, chatChunks: chunksOf(bytes), chatBytes: bytes.byteLength };
+}

@@ -1,13 +1,20 @@
 /**
- * `npm run bench`: Switchboard against the official Vercel AI SDK path, from one run.
+ * `npm run bench`: Switchboard against the official paths, from one run.
  *
- * 1. In process: a 20,000-text-delta Anthropic Messages SSE body → AI SDK UI message stream,
- *    ns per text delta, median of N runs after one warm-up, every run's output checked.
- * 2. Whole process: a 100,000-delta capture on disk converted by `switchboard convert` vs an
- *    equivalent official script, wall clock, median of 3.
+ * 1. convert, in process: a 20,000-text-delta Anthropic Messages SSE body → AI SDK UI message
+ *    stream, ours vs the official Vercel AI SDK path, ns per text delta.
+ * 2. process, whole process: a 100,000-delta capture on disk converted by `switchboard convert` vs
+ *    an equivalent official script, wall clock.
+ * 3. readers: AI SDK UI message streams and AG-UI streams read back (5k / 20k / 80k text deltas,
+ *    1k / 4k one-character tool-input deltas), ours vs `readUIMessageStream` and `HttpAgent.runAgent`.
+ * 4. think: `<think>` extraction, ours vs `extractReasoningMiddleware`.
  *
- * Options: --runs N (default 5), --quick (small sizes, seconds), --deltas N, --process-deltas N,
- * --process-runs N (default 3), --skip-process.
+ * Every timed run's output is checked (same text / reasoning / tool input on every side); any
+ * difference stops the benchmark. Ends with one `BENCH_JSON {...}` line holding every number.
+ *
+ * Options: --only convert|process|readers|think|web (one section), --quick (small sizes, seconds),
+ * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
+ * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -16,22 +23,27 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
 import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
+import { fail, fixed, gc, int, median, ratio, table } from './harness.ts';
+import { type ReadersResult, readers } from './readers.ts';
+import { type ThinkResult, think } from './think.ts';
 import { firstDifference, parseUiSse, type StreamSummary, summarize, summarizeOutput } from './verify.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: args } = parseArgs({
   options: {
+    only: { type: 'string' },
     runs: { type: 'string' },
     quick: { type: 'boolean', default: false },
     deltas: { type: 'string' },
     'process-deltas': { type: 'string' },
     'process-runs': { type: 'string' },
     'skip-process': { type: 'boolean', default: false },
+    'reader-sizes': { type: 'string' },
+    'tool-sizes': { type: 'string' },
+    'think-deltas': { type: 'string' },
   },
 });
 
@@ -42,41 +54,32 @@ function intArg(value: string | undefined, fallback: number, name: string): numb
   return n;
 }
 
+function sizesArg(value: string | undefined, fallback: number[], name: string): number[] {
+  if (value === undefined) return fallback;
+  const sizes = value.split(',').map((v) => intArg(v.trim(), 0, name));
+  return [...new Set(sizes)].sort((a, b) => a - b);
+}
+
+const SECTIONS = ['convert', 'process', 'readers', 'think', 'web'] as const;
+type Section = (typeof SECTIONS)[number];
+if (args.only !== undefined && !(SECTIONS as readonly string[]).includes(args.only))
+  throw new Error(`--only must be one of ${SECTIONS.join(', ')}, got ${JSON.stringify(args.only)}`);
+const runs = (section: Section) => (args.only === undefined ? section !== 'process' || !args['skip-process'] : args.only === section);
+
 const quick = args.quick ?? false;
 const RUNS = intArg(args.runs, quick ? 2 : 5, 'runs');
 const DELTAS = intArg(args.deltas, quick ? 2_000 : 20_000, 'deltas');
 const PROCESS_DELTAS = intArg(args['process-deltas'], quick ? 10_000 : 100_000, 'process-deltas');
 const PROCESS_RUNS = intArg(args['process-runs'], quick ? 1 : 3, 'process-runs');
-
-// A full GC before every timed run, so one contender's garbage is not collected on another's clock.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const fixed = (n: number, d = 1) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-const ratio = (n: number) => `${n >= 10 ? fixed(n, 1) : fixed(n, 2)}x`;
-
-/** Plain-text table: first column left-aligned, the others right-aligned. */
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => `  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')}`;
-  return [line(head), `  ${widths.map((w) => '-'.repeat(w)).join('   ')}`, ...rows.map(line)].join('\n');
-}
-
-function fail(message: string): never {
-  process.stderr.write(`\nBENCHMARK FAILED: ${message}\n`);
-  process.exit(1);
-}
+const READER_SIZES = sizesArg(args['reader-sizes'], quick ? [1_000, 4_000] : [5_000, 20_000, 80_000], 'reader-sizes');
+const TOOL_SIZES = sizesArg(args['tool-sizes'], quick ? [250, 1_000] : [1_000, 4_000], 'tool-sizes');
+const THINK_DELTAS = intArg(args['think-deltas'], quick ? 2_000 : 20_000, 'think-deltas');
+/** A reader run longer than this is not repeated (the official AG-UI client at 80k deltas takes 10–25 s per run). */
+const SINGLE_ABOVE_MS = 6_000;
+/** Readers and think: a fast job runs until its runs add up to about this many ms (more runs, steadier medians); off in quick mode. */
+const FAST_MS = quick ? 0 : 300;
+/** Readers: a job whose warm-up takes over this many ms gets 3 timed runs, not 5 (keeps the full run within ~2 minutes on 2 idle cores). */
+const SLOW_ABOVE_MS = 1_000;
 
 /** Our output and every official output must say the same thing as the fixture. */
 function check(label: string, s: StreamSummary, f: AnthropicFixture, full: boolean): void {
@@ -305,53 +308,76 @@ console.log(
     `${quick ? ' — QUICK MODE (small sizes, not for quoting)' : ''}\n`,
 );
 
-const one = await inProcess();
-const byKey = new Map(one.results.map((r) => [r.key, r]));
-const ns = (k: string) => byKey.get(k)?.nsPerDelta ?? Number.NaN;
-const summary = {
-  oursVsOfficialMockResponse: ns('official_mock_response') / ns('ours'),
-  oursVsOfficialAnthropic: ns('official_anthropic') / ns('ours'),
-  floorVsOfficialAnthropic: ns('official_anthropic') / ns('floor'),
-  oursVsFloor: ns('ours') / ns('floor'),
-};
-console.log(
-  `\n  ours is ${ratio(summary.oursVsOfficialMockResponse)} faster than official (b2) and ${ratio(summary.oursVsOfficialAnthropic)} faster than official (c); ` +
-    `target ≥ 5x: ${summary.oursVsOfficialMockResponse >= 5 && summary.oursVsOfficialAnthropic >= 5 ? 'met' : 'NOT MET'}\n` +
-    `  the floor is ${ratio(summary.floorVsOfficialAnthropic)} below official (c); ours costs ${ratio(summary.oursVsFloor)} the floor`,
-);
-
-const two = args['skip-process'] ? undefined : await wholeProcess();
-let processRatio: number | undefined;
-if (two) {
-  const [a, b] = two.results;
-  processRatio = b.wallMs / a.wallMs;
-  console.log(`\n  whole process: ours is ${ratio(processRatio)} faster than official (wall clock, including Node start-up)`);
-}
-
-const json = {
+const t0 = performance.now();
+const json: Record<string, unknown> = {
   node: process.version,
   platform: `${process.platform}-${process.arch}`,
   cpus: cpu.length,
   cpuModel: cpu[0]?.model.trim(),
   quick,
-  inProcess: {
-    textDeltas: DELTAS,
-    inputBytes: one.fixture.bytes.byteLength,
-    runs: RUNS,
-    results: one.results,
-    ...summary,
-  },
-  ...(two
-    ? {
-        wholeProcess: {
-          textDeltas: PROCESS_DELTAS,
-          inputBytes: two.inputBytes,
-          runs: PROCESS_RUNS,
-          results: two.results,
-          oursVsOfficial: processRatio,
-          ...(two.note ? { note: two.note } : {}),
-        },
-      }
-    : {}),
+  ...(args.only ? { only: args.only } : {}),
 };
+
+if (runs('convert')) {
+  const one = await inProcess();
+  const byKey = new Map(one.results.map((r) => [r.key, r]));
+  const ns = (k: string) => byKey.get(k)?.nsPerDelta ?? Number.NaN;
+  const summary = {
+    oursVsOfficialMockResponse: ns('official_mock_response') / ns('ours'),
+    oursVsOfficialAnthropic: ns('official_anthropic') / ns('ours'),
+    floorVsOfficialAnthropic: ns('official_anthropic') / ns('floor'),
+    oursVsFloor: ns('ours') / ns('floor'),
+  };
+  console.log(
+    `\n  ours is ${ratio(summary.oursVsOfficialMockResponse)} faster than official (b2) and ${ratio(summary.oursVsOfficialAnthropic)} faster than official (c); ` +
+      `target ≥ 5x: ${summary.oursVsOfficialMockResponse >= 5 && summary.oursVsOfficialAnthropic >= 5 ? 'met' : 'NOT MET'}\n` +
+      `  the floor is ${ratio(summary.floorVsOfficialAnthropic)} below official (c); ours costs ${ratio(summary.oursVsFloor)} the floor`,
+  );
+  json.inProcess = { textDeltas: DELTAS, inputBytes: one.fixture.bytes.byteLength, runs: RUNS, results: one.results, ...summary };
+}
+
+if (runs('process')) {
+  const two = await wholeProcess();
+  const [a, b] = two.results;
+  const processRatio = b.wallMs / a.wallMs;
+  console.log(`\n  whole process: ours is ${ratio(processRatio)} faster than official (wall clock, including Node start-up)`);
+  json.wholeProcess = {
+    textDeltas: PROCESS_DELTAS,
+    inputBytes: two.inputBytes,
+    runs: PROCESS_RUNS,
+    results: two.results,
+    oursVsOfficial: processRatio,
+    ...(two.note ? { note: two.note } : {}),
+  };
+}
+
+if (runs('readers')) {
+  const r: ReadersResult = await readers({
+    textSizes: READER_SIZES,
+    toolSizes: TOOL_SIZES,
+    runs: RUNS,
+    singleAboveMs: SINGLE_ABOVE_MS,
+    fastMs: FAST_MS,
+    slowAboveMs: SLOW_ABOVE_MS,
+  });
+  json.readers = { runs: RUNS, singleAboveMs: SINGLE_ABOVE_MS, slowAboveMs: SLOW_ABOVE_MS, fastMs: FAST_MS, ...r };
+}
+
+if (runs('think')) {
+  const r: ThinkResult = await think({ deltas: THINK_DELTAS, runs: RUNS, fastMs: FAST_MS });
+  json.think = { runs: RUNS, fastMs: FAST_MS, ...r };
+}
+
+if (runs('web')) {
+  // The web UI in Chromium: longest main-thread task and total render time at 5,000 / 20,000 deltas
+  // (its own process: it starts a server and a browser). Skipped with a note where Chromium is missing.
+  const code = await new Promise<number | null>((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'apps/web/bench/render.ts'), ...(args.quick ? ['--runs', '1'] : [])], { stdio: 'inherit' });
+    child.on('exit', done);
+  });
+  if (code !== 0) fail(`the web render bench exited with ${code}`);
+}
+
+console.log(`\n  total: ${fixed((performance.now() - t0) / 1000, 1)} s`);
+json.totalSeconds = (performance.now() - t0) / 1000;
 console.log(`\nBENCH_JSON ${JSON.stringify(json)}`);

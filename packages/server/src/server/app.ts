@@ -1,54 +1,244 @@
 /**
- * The HTTP application (Hono): the chat endpoint, a health check and the demo page. Every error
- * answers JSON; nothing a client sends can take the server down.
+ * The gateway's HTTP application (Hono): the UI protocol endpoints (AI SDK, AG-UI), the REST routes
+ * over the store, health, the OpenAPI description and the web UI. Every error answers JSON; nothing
+ * a client sends can take the server down.
+ *
+ * Middleware, in order: errors → CORS (configured origins) → bearer auth (`/api/*`) → per-caller
+ * rate limit (`/api/*`) → route. The WebSocket endpoint lives on the HTTP server's upgrade event
+ * (ws.ts); `GET /ws` without an upgrade answers 426.
  */
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 
 import type { AgentFactory } from '../agents/agent.ts';
-import { createDemoAgent } from '../agents/demo.ts';
-import { handleChat } from './chat.ts';
-import { errorResponse } from './errors.ts';
+import { resolveConfig } from '../config/load.ts';
+import type { SwitchboardConfig } from '../config/types.ts';
+import type { RunOptions } from '../runner/types.ts';
+import { AgentRegistry, fromAgentFactory, type InProcessAgentSpec, LEGACY_AGENT_NAME } from './agent-registry.ts';
+import { postAgUi } from './agui.ts';
+import { Authenticator } from './auth.ts';
+import { postChat, resumeChat } from './chat.ts';
+import type { DisconnectPolicy, GatewayCore, GatewayEnv } from './context.ts';
+import { jsonError } from './errors.ts';
+import type { RedisFanout } from './fanout.ts';
+import { openApiDocument } from './openapi.ts';
+import { memoryLimiter, type RateLimiter, redisLimiter } from './rate-limit.ts';
+import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, runEvents, runStream } from './rest.ts';
+import { RunManager } from './runs.ts';
+import { FrameCounts } from './session.ts';
 import { mountWebApp } from './static.ts';
 
-/** Options of `createApp`. */
+/** Options of `createGateway` / `createApp`. */
 export interface AppOptions {
-  /** The agent that answers chats. Default: the built-in demo agent. */
+  /** Agents and server settings (tokens, CORS, limits). Default: the built-in agents, no auth, default limits. */
+  config?: SwitchboardConfig;
+  /** The store. Default: a private in-memory SQLite database (closed with the gateway). */
+  store?: import('@switchboard/store').Store;
+  /** The Redis fan-out (aborts across instances, shared rate limit); pass the one the store was wrapped with. */
+  fanout?: RedisFanout;
+  /** Agents given in code, added to (and winning over) the configured ones. */
+  agents?: InProcessAgentSpec[];
+  /** Legacy: an agent of seed 000 lines, registered as `default` and made the default agent. */
   agent?: AgentFactory;
-  /** Pause between the demo agent's events in ms (default 40; 0 in tests). Ignored with `agent`. */
+  /** The agent of requests that name none. Default: `default` with `agent`, else `demo`. */
+  defaultAgent?: string;
+  /** Pause between the demo agent's events in ms (overrides the config; 0 in tests). */
   delayMs?: number;
-  /** providerMetadata key of the reasoning variant in the AI SDK stream (default `switchboard`). */
+  /** providerMetadata key of the reasoning variant and our fields (default `switchboard`). */
   namespace?: string;
-  /** Largest accepted chat request body in bytes (default 8 MiB). */
+  /** Largest accepted request body / WebSocket message in bytes (default: the config's, 8 MiB). */
   maxBodyBytes?: number;
+  /** What a run does when the request that started it goes away (default `abort`). */
+  onDisconnect?: DisconnectPolicy;
+  /** Requests per minute per caller (default: the config's; 0 = unlimited). */
+  rateLimitPerMinute?: number;
+  /** Options of the runner (environment, logger, kill grace…). */
+  runOptions?: RunOptions;
+  /** Re-check interval of WebSocket session followers in ms (default 2000). */
+  pollIntervalMs?: number;
   /** Told about unexpected errors (default `console.error`). */
   onError?: (err: unknown) => void;
 }
 
-/** Creates the Switchboard HTTP app: `POST /api/chat`, `GET /healthz`, `GET /`. */
-export function createApp(options: AppOptions = {}): Hono {
+/** A gateway: the HTTP app and, once ready, what it runs on. */
+export interface Gateway {
+  app: Hono<GatewayEnv>;
+  /** Opens what is missing (the default store) and starts listening for other instances; idempotent. */
+  ready(): Promise<GatewayCore>;
+  /** Aborts the runs executing here, waits until they are stored, closes a store the gateway opened. */
+  close(): Promise<void>;
+}
+
+/** The config used when none is given: built-in agents, no tokens, default limits, no environment. */
+function defaultConfig(): SwitchboardConfig {
+  return resolveConfig({}, { env: {} });
+}
+
+/** The config with the demo agent's pause replaced. */
+function withDemoDelay(config: SwitchboardConfig, delayMs: number): SwitchboardConfig {
+  return {
+    ...config,
+    agents: config.agents.map((a) =>
+      a.kind === 'builtin' && a.builtin === 'demo' ? { ...a, settings: { ...a.settings, delayMs } } : a,
+    ) as SwitchboardConfig['agents'],
+  };
+}
+
+/** Creates the gateway (nothing is opened until the first request or `ready()`). */
+export function createGateway(options: AppOptions = {}): Gateway {
   const onError = options.onError ?? ((err: unknown) => console.error(err));
-  const agent = options.agent ?? createDemoAgent(options.delayMs === undefined ? {} : { delayMs: options.delayMs });
-  const app = new Hono();
+  let config = options.config ?? defaultConfig();
+  if (options.delayMs !== undefined) config = withDemoDelay(config, options.delayMs);
+  const settings = config.server;
+  const extra = [...(options.agents ?? [])];
+  if (options.agent) extra.unshift(fromAgentFactory(LEGACY_AGENT_NAME, options.agent, onError));
+  const agents = new AgentRegistry(config, extra, options.defaultAgent ?? (options.agent ? LEGACY_AGENT_NAME : undefined));
+  const auth = new Authenticator(settings.tokens);
+  const perMinute = options.rateLimitPerMinute ?? settings.limits.rateLimitPerMinute;
+  const limiter: RateLimiter | undefined =
+    perMinute > 0 ? (options.fanout ? redisLimiter(options.fanout, { perMinute }) : memoryLimiter({ perMinute })) : undefined;
 
-  // The web UI (apps/web/dist) at / and /c/*, or the minimal page when it is not built.
-  mountWebApp(app);
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  app.post('/api/chat', (c) =>
-    handleChat(c.req.raw, {
-      agent,
-      onError,
-      ...(options.namespace ? { namespace: options.namespace } : {}),
-      ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    }),
-  );
-  app.all('/api/chat', (c) =>
-    errorResponse(405, `Method ${c.req.method} not allowed on /api/chat: use POST`, undefined, { allow: 'POST' }),
-  );
+  let ownedStore: import('@switchboard/store').Store | undefined;
+  let opening: Promise<GatewayCore> | undefined;
+  let closed = false;
+  const ready = (): Promise<GatewayCore> => {
+    if (closed) return Promise.reject(new Error('the gateway is closed'));
+    opening ??= (async () => {
+      let store = options.store;
+      if (!store) {
+        const { openSqliteStore } = await import('@switchboard/store');
+        store = ownedStore = await openSqliteStore({ path: ':memory:' });
+      }
+      const runs = new RunManager({
+        store,
+        agents,
+        ...(options.fanout ? { fanout: options.fanout } : {}),
+        runOptions: options.runOptions ?? {},
+        onError,
+      });
+      await runs.init();
+      const core: GatewayCore = {
+        store,
+        runs,
+        agents,
+        auth,
+        ...(limiter ? { limiter } : {}),
+        ...(options.fanout ? { fanout: options.fanout } : {}),
+        frameCounts: new FrameCounts(),
+        namespace: options.namespace ?? 'switchboard',
+        maxBodyBytes: options.maxBodyBytes ?? settings.limits.requestBytes,
+        onDisconnect: options.onDisconnect ?? 'abort',
+        corsOrigins: settings.cors.origins,
+        pollIntervalMs: options.pollIntervalMs ?? 2000,
+        onError,
+      };
+      return core;
+    })();
+    return opening;
+  };
 
-  app.notFound((c) => errorResponse(404, `Not found: ${c.req.method} ${c.req.path}`));
+  const app = new Hono<GatewayEnv>();
   app.onError((err) => {
     onError(err);
-    return errorResponse(500, 'Internal server error');
+    return jsonError(500, 'Internal server error');
   });
-  return app;
+  app.notFound((c) => jsonError(404, `Not found: ${c.req.method} ${c.req.path}`));
+
+  if (settings.cors.origins.length > 0) {
+    const origins = settings.cors.origins;
+    app.use(
+      '*',
+      cors({
+        origin: origins.includes('*') ? '*' : origins,
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        allowHeaders: ['content-type', 'authorization', 'last-event-id'],
+        exposeHeaders: ['x-switchboard-run-id', 'x-switchboard-chat-id', 'x-vercel-ai-ui-message-stream', 'retry-after'],
+        maxAge: 600,
+      }),
+    );
+  }
+
+  // The web UI (apps/web/dist) at / and /c/*, or the minimal page when it is not built.
+  mountWebApp(app as unknown as Hono);
+
+  app.get('/healthz', async (c) => {
+    try {
+      const core = await ready();
+      await core.store.listChats({ limit: 1 });
+      return c.json({ ok: true });
+    } catch (err) {
+      return jsonError(503, `The store is not available: ${(err as Error).message}`);
+    }
+  });
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
+  app.get('/ws', () =>
+    jsonError(426, 'GET /ws is the WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)', {
+      headers: { upgrade: 'websocket', connection: 'Upgrade' },
+    }),
+  );
+
+  // Everything under /api: the gateway's state, who is calling, whether they may.
+  app.use('/api/*', async (c, next) => {
+    const core = await ready();
+    c.set('core', core);
+    const result = core.auth.check(c.req.header('authorization'));
+    if (!result.ok) return jsonError(401, result.message, { headers: { 'www-authenticate': 'Bearer' } });
+    c.set('principal', result.principal);
+    if (core.limiter) {
+      const p = result.principal;
+      const key = 'name' in p ? `token:${p.name}` : `ip:${c.env?.incoming?.socket?.remoteAddress ?? 'local'}`;
+      const taken = await core.limiter.take(key);
+      if (!taken.ok)
+        return jsonError(429, 'Too many requests: slow down', {
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))) },
+        });
+    }
+    await next();
+  });
+
+  app.post('/api/chat', postChat);
+  app.get('/api/chat/:id/stream', resumeChat);
+  app.post('/api/agui', postAgUi);
+  app.get('/api/chats', listChats);
+  app.get('/api/chats/:id', getChat);
+  app.delete('/api/chats/:id', deleteChat);
+  app.get('/api/chats/:id/messages', chatMessages);
+  app.get('/api/runs/:runId', getRun);
+  app.get('/api/runs/:runId/events', runEvents);
+  app.get('/api/runs/:runId/stream', runStream);
+  app.post('/api/runs/:runId/abort', abortRun);
+  app.get('/api/agents', listAgents);
+
+  // A known path with a method it does not take: 405 with Allow.
+  const allowed = new Map<string, string[]>();
+  for (const r of app.routes) {
+    if (r.method === 'ALL' || !r.path.startsWith('/api/')) continue;
+    allowed.set(r.path, [...(allowed.get(r.path) ?? []), r.method]);
+  }
+  for (const [path, methods] of allowed) {
+    app.all(path, (c) =>
+      jsonError(405, `Method ${c.req.method} not allowed on ${c.req.path}: use ${methods.join(' or ')}`, {
+        headers: { allow: methods.join(', ') },
+      }),
+    );
+  }
+
+  return {
+    app,
+    ready,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (opening) {
+        const core = await opening.catch(() => undefined);
+        await core?.runs.close();
+      }
+      await ownedStore?.close();
+    },
+  };
+}
+
+/** Creates the Switchboard HTTP app (see `createGateway` for one you can close). */
+export function createApp(options: AppOptions = {}): Hono<GatewayEnv> {
+  return createGateway(options).app;
 }

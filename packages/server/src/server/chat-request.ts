@@ -21,10 +21,12 @@ const messageSchema = z.looseObject({
 
 /** Schema of the chat request body. */
 export const chatRequestSchema = z.looseObject({
-  id: z.string().optional(),
+  id: z.string().min(1).max(200).optional(),
   messages: z.array(messageSchema).min(1),
   trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
   messageId: z.string().optional(),
+  /** The agent to run (also `?agent=`); default: the server's default agent. */
+  agent: z.string().min(1).optional(),
 });
 
 /** A validated chat request body. */

@@ -1,43 +1,121 @@
 /**
- * `POST /api/chat` for AI SDK clients (`useChat` / `DefaultChatTransport`), as a plain web handler:
- * request body → agent → `claude` decoder → canonical events → AI SDK encoder → SSE response.
- * The agent never writes protocol chunks itself; everything goes through the canonical model.
+ * The AI SDK routes:
+ *
+ * - `POST /api/chat` — what `DefaultChatTransport` (`useChat`) posts: `{ id, messages, trigger,
+ *   messageId }` plus `agent` (or `?agent=`). Starts a run (the user message is stored, the agent's
+ *   events are recorded as they come) and answers the run's UI message stream, read from the store
+ *   with an SSE `id:` on every event. The response is a *follower* of the run, like any other: the
+ *   run does not wait for it.
+ * - `GET /api/chat/:id/stream` — the transport's `reconnectToStream`: 204 when the chat has no run in
+ *   progress, else the run's stream from its start, or after `Last-Event-ID`.
+ *
+ * Client gone: by default (`onDisconnect: 'abort'`) the run is aborted when the request that
+ * started it goes away, because the AI SDK's `stop()` aborts that fetch and a server cannot tell a
+ * stop from a network drop (both close the connection). The agent is killed, the partial message is
+ * stored as `aborted`. With `onDisconnect: 'continue'` the run goes on and the client can resume;
+ * `POST /api/runs/:runId/abort` then stops it. Followers (`/stream`) never abort a run.
  */
-import { createSseResponse, decode } from '@switchboard/core';
+import { randomUUID } from 'node:crypto';
+import { parseFrameId } from '@switchboard/core';
+import { activeRun, resumeSseResponse } from '@switchboard/store';
 
-import type { AgentFactory } from '../agents/agent.ts';
-import { guardAgent } from './agent-stream.ts';
+import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
-import { lastUserText, parseChatRequest } from './chat-request.ts';
-import { errorResponse } from './errors.ts';
+import { type ChatRequest, lastUserText, parseChatRequest } from './chat-request.ts';
+import type { GatewayContext, GatewayCore } from './context.ts';
+import { errorResponse, jsonError } from './errors.ts';
+import { type LocalRun, RunStartError } from './runs.ts';
 
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-/** What the chat handler needs. */
-export interface ChatHandlerOptions {
-  /** Starts the agent that answers. */
-  agent: AgentFactory;
-  /** providerMetadata key of the reasoning variant in the AI SDK stream (default `switchboard`). */
-  namespace?: string;
-  /** Largest accepted body in bytes (default `DEFAULT_MAX_BODY_BYTES`). */
-  maxBodyBytes?: number;
-  /** Told about agents that throw. */
-  onError?: (err: unknown) => void;
+/** Headers that tell a client which run and chat a stream belongs to. */
+export function runHeaders(runId: string, chatId: string): Record<string, string> {
+  return { 'x-switchboard-run-id': runId, 'x-switchboard-chat-id': chatId };
 }
 
-/** Answers one chat request with an AI SDK UI message stream, or a JSON error (400, 413) for a bad body. */
-export async function handleChat(request: Request, options: ChatHandlerOptions): Promise<Response> {
-  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const body = await readBody(request, maxBytes);
-  if (!body.ok) return errorResponse(413, `Request body too large: the limit is ${maxBytes} bytes`);
+/** A RunStartError as a JSON response. */
+export function startErrorResponse(err: unknown): Response {
+  if (err instanceof RunStartError) return jsonError(err.status, err.message, { code: err.code });
+  throw err;
+}
+
+/** Aborts `run` when the request that started it goes away (the `abort` disconnect policy). */
+export function abortOnDisconnect(core: GatewayCore, request: Request, run: LocalRun): void {
+  if (core.onDisconnect !== 'abort') return;
+  const signal = request.signal;
+  const onAbort = () => run.abort('client disconnected');
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  void run.done.then(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** A Last-Event-ID from the header (or `?lastEventId=`), or a 400 when it is not one of ours. */
+export function lastEventIdOf(c: GatewayContext): { ok: true; id: string | undefined } | { ok: false; response: Response } {
+  const id = c.req.header('last-event-id') ?? c.req.query('lastEventId');
+  if (id === undefined || id.trim() === '') return { ok: true, id: undefined };
+  if (!parseFrameId(id)) {
+    return {
+      ok: false,
+      response: jsonError(400, `Invalid Last-Event-ID ${JSON.stringify(id.slice(0, 80))}: expected "<seq>" or "<seq>.<k>"`),
+    };
+  }
+  return { ok: true, id };
+}
+
+function userMessageOf(messages: ChatRequest['messages']) {
+  const last = messages.at(-1);
+  if (last?.role !== 'user') return undefined;
+  return { id: last.id, content: lastUserText([last]), parts: last.parts as never };
+}
+
+/** `POST /api/chat`. */
+export async function postChat(c: GatewayContext): Promise<Response> {
+  const core = c.get('core');
+  const body = await readBody(c.req.raw, core.maxBodyBytes);
+  if (!body.ok) return jsonError(413, `Request body too large: the limit is ${core.maxBodyBytes} bytes`);
   const parsed = parseChatRequest(body.text);
   if (!parsed.ok) return errorResponse(400, parsed.message, parsed.issues);
+  const { messages } = parsed.value;
+  const agent = c.req.query('agent') ?? parsed.value.agent ?? core.agents.defaultAgent;
+  const chatId = parsed.value.id ?? randomUUID();
+  const userMessage = userMessageOf(messages);
 
-  const { id, messages } = parsed.value;
-  // Aborted when the client disconnects: stops the agent (see guardAgent).
-  const signal = request.signal;
-  const agentEvents = options.agent({ prompt: lastUserText(messages), messages, signal, ...(id ? { chatId: id } : {}) });
-  const events = decode(guardAgent(agentEvents, signal, options.onError), 'claude', id ? { chatId: id } : {});
-  return createSseResponse(events, 'ai-sdk', options.namespace ? { namespace: options.namespace } : {});
+  let run: LocalRun;
+  try {
+    run = await core.runs.start({
+      chatId,
+      agent,
+      messages,
+      principal: c.get('principal'),
+      ...(userMessage ? { userMessage } : {}),
+    });
+  } catch (err) {
+    return startErrorResponse(err);
+  }
+  abortOnDisconnect(core, c.req.raw, run);
+  return resumeSseResponse(core.store, run.runId, 'ai-sdk', null, {
+    namespace: core.namespace,
+    signal: c.req.raw.signal,
+    headers: runHeaders(run.runId, chatId),
+  });
+}
+
+/** `GET /api/chat/:id/stream`. */
+export async function resumeChat(c: GatewayContext): Promise<Response> {
+  const core = c.get('core');
+  const chatId = c.req.param('id') as string;
+  if (!canSee(c.get('principal'), await core.store.getChat(chatId))) return jsonError(404, `No chat ${chatId}`);
+  const last = lastEventIdOf(c);
+  if (!last.ok) return last.response;
+  const run = await activeRun(core.store, chatId);
+  if (!run) return new Response(null, { status: 204 });
+  return resumeSseResponse(core.store, run.id, 'ai-sdk', last.id, {
+    namespace: core.namespace,
+    signal: c.req.raw.signal,
+    headers: runHeaders(run.id, chatId),
+  });
 }

@@ -1,11 +1,14 @@
 /**
- * Runs the app on Node's HTTP server (via @hono/node-server).
+ * Runs the gateway on Node's HTTP server (via @hono/node-server), with the WebSocket endpoint on
+ * the same port.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 
-import { type AppOptions, createApp } from './app.ts';
+import { type AppOptions, createGateway } from './app.ts';
+import type { GatewayCore } from './context.ts';
+import { attachWebSocket } from './ws.ts';
 
 /** Options of `startServer`: where to listen, plus the app's options. */
 export interface ServerOptions extends AppOptions {
@@ -21,7 +24,13 @@ export interface RunningServer {
   url: string;
   /** The port actually bound (useful with port 0). */
   port: number;
-  /** Stops accepting connections, ends open streams (their agents stop) and resolves once closed. */
+  /** The store, the runs executing here, the agents… */
+  core: GatewayCore;
+  /**
+   * Stops accepting connections, aborts the runs executing here (their agents stop, their partial
+   * messages are stored), closes open streams and sockets, and resolves once all of it is done. A
+   * store passed in options is left open (its owner closes it).
+   */
   close(): Promise<void>;
 }
 
@@ -31,27 +40,38 @@ function urlOf(host: string, port: number): string {
   return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
 }
 
-/** Starts the Switchboard server; resolves once it is listening. */
-export function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+/** Starts the Switchboard server; resolves once it is listening and its store is open. */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const { port = 3000, host = '127.0.0.1', ...appOptions } = options;
-  const app = createApp(appOptions);
-  return new Promise((resolve, reject) => {
+  const gateway = createGateway(appOptions);
+  const core = await gateway.ready();
+  const server = await new Promise<Server>((resolve, reject) => {
     // Leave the process-wide Request/Response alone: this may run inside someone else's program.
-    const server = serve({ fetch: app.fetch, port, hostname: host, overrideGlobalObjects: false }) as Server;
-    server.once('error', reject);
-    server.once('listening', () => {
-      server.off('error', reject);
-      const bound = (server.address() as AddressInfo).port;
-      resolve({
-        url: urlOf(host, bound),
-        port: bound,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            server.close((err) => (err ? fail(err) : done()));
-            // SSE responses never go idle on their own: end them so close() does not wait forever.
-            server.closeAllConnections();
-          }),
-      });
+    const s = serve({ fetch: gateway.app.fetch, port, hostname: host, overrideGlobalObjects: false }) as Server;
+    s.once('error', reject);
+    s.once('listening', () => {
+      s.off('error', reject);
+      resolve(s);
     });
   });
+  const ws = attachWebSocket(server, gateway.ready);
+  const bound = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: urlOf(host, bound),
+    port: bound,
+    core,
+    close: () => {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((done, fail) => server.close((err) => (err ? fail(err) : done())));
+        // Runs first (their followers then see them end), then the connections.
+        await gateway.close();
+        await ws.close();
+        // SSE responses never go idle on their own: end them so close() does not wait forever.
+        server.closeAllConnections();
+        await stopped;
+      })();
+      return closing;
+    },
+  };
 }

@@ -1,0 +1,364 @@
+/**
+ * The runs this instance is executing. Starting a run records the user message, starts the agent
+ * through the runner and *pumps* its canonical events into the store in the background: the agent
+ * never waits for a client, and a client only ever reads the store (its tail), so any number of
+ * clients can follow a run, from any instance, and resume it byte for byte.
+ *
+ * A run ends when the agent ends, or when it is aborted: `abort(runId)` (the client that started
+ * it went away, an explicit abort request, a new run superseding it, shutdown). The runner then
+ * kills the agent's process (SIGTERM, SIGKILL after its grace period) and ends the run with
+ * `run-abort`, so the partial message is persisted as `aborted`. A run the pump could not finish
+ * (the store failed) is interrupted, so nothing stays `running`.
+ *
+ * One run at a time per chat: a new run in a chat first aborts the one in progress (here, or on
+ * another instance through the Redis control channel), so a chat's runs never overlap.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CanonicalEvent } from '@switchboard/core';
+import { isTerminal, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
+
+import type { AgentRun, RunMessage, RunOptions } from '../runner/types.ts';
+import type { AgentRegistry } from './agent-registry.ts';
+import { canSee, ownerOf, type Principal } from './auth.ts';
+import type { RedisFanout } from './fanout.ts';
+import { SignalMap, type VersionSignal } from './signal.ts';
+
+/** A run executing here. */
+export interface LocalRun {
+  runId: string;
+  chatId: string;
+  agent: string;
+  messageId: string;
+  /** The agent's process id (undefined for in-process agents). */
+  readonly pid: number | undefined;
+  /** Settles when the agent's process has exited (at once for in-process agents). */
+  readonly exited: Promise<unknown>;
+  /** Settles when the run has ended and everything is stored. */
+  readonly done: Promise<void>;
+  abort(reason: string): void;
+}
+
+/** What a run is started with. */
+export interface StartRunInput {
+  chatId: string;
+  /** Default: a random UUID. */
+  runId?: string;
+  agent: string;
+  /** The conversation the agent answers (AI SDK UIMessages). */
+  messages: readonly RunMessage[];
+  /** The user message to store (the last one of `messages`, usually). */
+  userMessage?: UserMessageInit;
+  principal: Principal;
+  /** Title of a chat this creates (default: the start of the user message). */
+  title?: string;
+}
+
+/** Why a run could not start, as an HTTP status and a message. */
+export class RunStartError extends Error {
+  readonly status: 400 | 404 | 409 | 503;
+  readonly code: string;
+  constructor(status: 400 | 404 | 409 | 503, code: string, message: string) {
+    super(message);
+    this.name = 'RunStartError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Options of the run manager. */
+export interface RunManagerOptions {
+  store: Store;
+  agents: AgentRegistry;
+  fanout?: RedisFanout;
+  runOptions?: RunOptions;
+  onError?: (err: unknown) => void;
+  /** How long to wait for a run on another instance to end when a new run supersedes it (ms, default 10 000). */
+  supersedeTimeoutMs?: number;
+  /** A run on another instance with no append for this long is taken as dead and interrupted (ms, default 5 min). */
+  staleRunMs?: number;
+  now?: () => number;
+}
+
+const TITLE_CHARS = 80;
+/** Longest stretch the pump appends without letting other work run (ms). */
+const PUMP_SLICE_MS = 10;
+/** Most events in one append. */
+const MAX_BATCH = 256;
+
+function titleOf(text: string | undefined): string | undefined {
+  const t = text?.replace(/\s+/g, ' ').trim();
+  if (!t) return undefined;
+  return t.length > TITLE_CHARS ? `${t.slice(0, TITLE_CHARS - 1)}…` : t;
+}
+
+/** Starts, tracks and aborts the runs of this instance. */
+export class RunManager {
+  private readonly store: Store;
+  private readonly agents: AgentRegistry;
+  private readonly fanout: RedisFanout | undefined;
+  private readonly runOptions: RunOptions;
+  private readonly onError: (err: unknown) => void;
+  private readonly supersedeTimeoutMs: number;
+  private readonly staleRunMs: number;
+  private readonly now: () => number;
+  private readonly local = new Map<string, LocalRun>();
+  private readonly chats = new SignalMap();
+  private stopControl: (() => Promise<void>) | undefined;
+  private closing = false;
+
+  constructor(options: RunManagerOptions) {
+    this.store = options.store;
+    this.agents = options.agents;
+    this.fanout = options.fanout;
+    this.runOptions = options.runOptions ?? {};
+    this.onError = options.onError ?? ((err) => console.error(err));
+    this.supersedeTimeoutMs = options.supersedeTimeoutMs ?? 10_000;
+    this.staleRunMs = options.staleRunMs ?? 5 * 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Listens for aborts sent by other instances. */
+  async init(): Promise<void> {
+    if (!this.fanout) return;
+    this.stopControl = await this.fanout.subscribe('control', (text) => {
+      try {
+        const m = JSON.parse(text) as { abort?: unknown; reason?: unknown };
+        if (typeof m.abort === 'string') this.local.get(m.abort)?.abort(typeof m.reason === 'string' ? m.reason : 'aborted');
+      } catch {
+        // Not ours.
+      }
+    });
+  }
+
+  /** The run with this id, when it executes here. */
+  get(runId: string): LocalRun | undefined {
+    return this.local.get(runId);
+  }
+
+  /** Runs executing here. */
+  get size(): number {
+    return this.local.size;
+  }
+
+  /**
+   * A signal bumped whenever a run starts in the chat (here, or on another instance through Redis).
+   * Call `release` when done.
+   */
+  async watchChat(chatId: string): Promise<{ signal: VersionSignal; release: () => Promise<void> }> {
+    const held = this.chats.acquire(chatId);
+    const stop = this.fanout ? await this.fanout.subscribe(`chat:${chatId}`, () => this.chats.bump(chatId)) : undefined;
+    return {
+      signal: held.signal,
+      release: async () => {
+        held.release();
+        await stop?.();
+      },
+    };
+  }
+
+  /**
+   * Makes sure the chat exists and `principal` may write to it: creates it (owned by the principal)
+   * when it does not exist. Fails with 404 when it belongs to someone else.
+   */
+  async ensureChat(chatId: string, principal: Principal, title?: string): Promise<void> {
+    const existing = await this.store.getChat(chatId);
+    if (existing) {
+      if (!canSee(principal, existing)) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
+      return;
+    }
+    const owner = ownerOf(principal);
+    try {
+      await this.store.createChat({
+        id: chatId,
+        ...(title ? { title } : {}),
+        ...(owner !== undefined ? { metadata: { owner } } : {}),
+      });
+    } catch (err) {
+      // Created meanwhile by another request: whose is it?
+      if (!(err instanceof StoreError && err.code === 'conflict')) throw err;
+      if (!canSee(principal, await this.store.getChat(chatId))) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
+    }
+  }
+
+  /** Ends the chat's run in progress, if any, before another one starts. */
+  private async settle(chatId: string): Promise<void> {
+    const runs = await this.store.listRuns(chatId);
+    for (const run of runs) {
+      if (run.status !== 'running') continue;
+      const here = this.local.get(run.id);
+      if (here) {
+        here.abort('superseded by a new run in the chat');
+        await here.done;
+        continue;
+      }
+      if (this.fanout) {
+        this.fanout.publish('control', JSON.stringify({ abort: run.id, reason: 'superseded by a new run in the chat' }));
+        if (await this.waitEnded(run, this.supersedeTimeoutMs)) continue;
+      }
+      if (this.now() - run.updatedAt >= this.staleRunMs) {
+        await this.store.interruptRun(run.id, 'The run was interrupted: its server is gone.');
+        continue;
+      }
+      throw new RunStartError(409, 'run_in_progress', `Chat ${chatId} has a run in progress (${run.id}) on another server instance`);
+    }
+  }
+
+  /** Waits until `run` has ended (true) or `timeoutMs` passed (false). */
+  private async waitEnded(run: Run, timeoutMs: number): Promise<boolean> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), timeoutMs);
+    try {
+      for await (const e of this.store.tail(run.id, { after: run.lastSeq, signal: ctl.signal })) if (isTerminal(e)) return true;
+      return (await this.store.getRun(run.id))?.status !== 'running';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Starts a run: stores the user message, starts the agent and pumps its events into the store.
+   * Resolves once the run is registered (its tail can be read).
+   *
+   * @throws RunStartError for an unknown / disabled agent, another owner's chat, a run that cannot be
+   *   superseded, or a run id that is taken.
+   */
+  async start(input: StartRunInput): Promise<LocalRun> {
+    if (this.closing) throw new RunStartError(503, 'shutting_down', 'The server is shutting down');
+    const why = this.agents.unavailable(input.agent);
+    if (why) throw new RunStartError(this.agents.has(input.agent) ? 503 : 400, 'agent_unavailable', why);
+    const title = input.title ?? titleOf(input.userMessage?.content);
+    await this.ensureChat(input.chatId, input.principal, title);
+    const runId = input.runId ?? randomUUID();
+    if (input.runId !== undefined && (await this.store.getRun(runId)))
+      throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
+    await this.settle(input.chatId);
+
+    const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+    const init = {
+      chatId: input.chatId,
+      runId,
+      messageId,
+      ...(input.userMessage ? { userMessage: input.userMessage } : {}),
+      ...(title ? { title } : {}),
+    };
+    try {
+      await this.store.startRun(init);
+    } catch (err) {
+      // Message ids are global in the store, client ids are not: a user message id taken by
+      // another chat is stored under an id of its own.
+      if (!(err instanceof StoreError && err.code === 'conflict' && init.userMessage)) throw err;
+      await this.store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${runId}` } });
+    }
+
+    const ctl = new AbortController();
+    const run = this.agents.run(
+      input.agent,
+      { runId, chatId: input.chatId, messageId, messages: input.messages, signal: ctl.signal },
+      this.runOptions,
+    );
+    const { promise: done, resolve } = Promise.withResolvers<void>();
+    const entry: LocalRun = {
+      runId,
+      chatId: input.chatId,
+      agent: input.agent,
+      messageId,
+      get pid() {
+        return run.pid;
+      },
+      exited: run.exited,
+      done,
+      abort: (reason) => {
+        if (!ctl.signal.aborted) ctl.abort(reason);
+      },
+    };
+    this.local.set(runId, entry);
+    void this.pump(runId, run, resolve);
+    this.chats.bump(input.chatId);
+    this.fanout?.publish(`chat:${input.chatId}`, JSON.stringify({ runId }));
+    return entry;
+  }
+
+  /**
+   * Appends every event of the run to the store; the run ends stored whatever happens. Appends are
+   * pipelined: while one is committing, the next events are taken from the agent and go in the next
+   * append as one batch (one transaction), so a busy store gets fewer, larger commits and an idle one
+   * still writes each event at once. A store slower than the agent holds the agent back.
+   */
+  private async pump(runId: string, run: AgentRun, resolve: () => void): Promise<void> {
+    let ended = false;
+    let failure: { error: unknown } | undefined;
+    const pending: CanonicalEvent[] = [];
+    let writer: Promise<void> | undefined;
+    const write = async (): Promise<void> => {
+      while (pending.length > 0 && !failure) {
+        const batch = pending.splice(0, MAX_BATCH);
+        try {
+          await this.store.append(batch);
+          if (isTerminal(batch[batch.length - 1])) ended = true;
+        } catch (error) {
+          failure = { error };
+        }
+      }
+      writer = undefined;
+    };
+    let slice = performance.now();
+    try {
+      for await (const e of run) {
+        if (failure) break;
+        pending.push(e);
+        writer ??= write();
+        if (pending.length >= MAX_BATCH) await writer;
+        // An agent that never waits (and a store that answers in microtasks, like SQLite) would
+        // starve the event loop: no request, no abort could get through. Let it breathe.
+        if (performance.now() - slice > PUMP_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
+      }
+      await writer;
+      if (failure) throw failure.error;
+    } catch (err) {
+      this.onError(err);
+      await run.return?.().catch(() => {});
+    } finally {
+      await writer;
+      if (!ended) await this.store.interruptRun(runId, 'The run stopped before it finished.').catch((err) => this.onError(err));
+      this.local.delete(runId);
+      resolve();
+    }
+  }
+
+  /**
+   * Aborts a run: here when it executes here, else through Redis to the instance that runs it.
+   * Returns false when it is not running anywhere this instance can reach.
+   */
+  async abort(runId: string, reason: string): Promise<boolean> {
+    const here = this.local.get(runId);
+    if (here) {
+      here.abort(reason);
+      return true;
+    }
+    const run = await this.store.getRun(runId);
+    if (run?.status !== 'running') return false;
+    if (!this.fanout) return false;
+    this.fanout.publish('control', JSON.stringify({ abort: runId, reason }));
+    return true;
+  }
+
+  /** Aborts the chat's runs executing here and waits for them to end (before deleting a chat). */
+  async abortChat(chatId: string, reason: string): Promise<void> {
+    const mine = [...this.local.values()].filter((r) => r.chatId === chatId);
+    for (const r of mine) r.abort(reason);
+    await Promise.all(mine.map((r) => r.done));
+  }
+
+  /** Aborts every run executing here and waits until they are stored; no new run starts after this. */
+  async close(reason = 'the server is shutting down'): Promise<void> {
+    this.closing = true;
+    const all = [...this.local.values()];
+    for (const r of all) r.abort(reason);
+    await Promise.all(all.map((r) => r.done));
+    this.chats.bumpAll();
+    await this.stopControl?.();
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * WebSocket `/ws` with seed 004's contract, on the `ws` package (attached to the HTTP server's
+ * `upgrade` event, so authentication, the origin check and the rate limit answer with a plain HTTP
+ * status before any WebSocket exists).
+ *
+ * Every message is one JSON text frame. Client → server:
+ *
+ * | message | what it does |
+ * |---|---|
+ * | `{type:'subscribe', sessionId, lastSequenceNumber?, lastEventId?}` | replays the session's stored frames after that position, then live (every later run too) |
+ * | `{type:'unsubscribe', sessionId}` | stops following |
+ * | `{type:'message', sessionId?, content, agent?, messageId?, requestId?}` | starts a run in the session (a new one without `sessionId`); the socket follows the session from there if it did not already |
+ * | `{type:'abort', sessionId? , runId?}` | aborts the run (or the session's run in progress) |
+ * | `{type:'ping'}` | `{event:'pong'}` |
+ *
+ * Server → client: `{event, data}` envelopes — `agent:event` (data: one frame of the ws encoder,
+ * seed 004's AgentEvent), `subscribed`, `unsubscribed`, `run:started`, `aborted`, `error`
+ * (`{code, message, requestId?, sessionId?}`), `pong`. A socket that closes does not abort its
+ * runs (it may reconnect and resubscribe); `abort` does.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WsEvent } from '@switchboard/core';
+import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+import { canSee, type Principal } from './auth.ts';
+import type { GatewayCore } from './context.ts';
+import { RunStartError } from './runs.ts';
+import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
+
+/** The path the WebSocket endpoint answers on. */
+export const WS_PATH = '/ws';
+
+/** Buffered bytes at which sending waits for the socket to drain. */
+const HIGH_WATER_MARK = 1024 * 1024;
+/** Sessions one socket may follow at once. */
+const MAX_SUBSCRIPTIONS = 64;
+const HEARTBEAT_MS = 30_000;
+const ID = /^[\x21-\x7e]{1,200}$/;
+
+type Envelope = { event: string; data?: unknown };
+
+/** The `Origin` check: none (not a browser), an allowed origin, or the server's own host. */
+export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
+  if (!origin) return true;
+  if (allowed.includes('*') || allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+function reject(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: { message } });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** A running WebSocket endpoint. */
+export interface WsEndpoint {
+  /** Open sockets. */
+  readonly clients: number;
+  /** Closes every socket (1001 going away) and stops following. */
+  close(): Promise<void>;
+}
+
+/** Attaches `/ws` to an HTTP server. `core` is awaited per connection (the gateway may still be opening). */
+export function attachWebSocket(server: Server, getCore: () => Promise<GatewayCore>): WsEndpoint {
+  // Created with the first connection: its message size limit is the gateway's body limit.
+  let wss: WebSocketServer | undefined;
+  const sockets = new Set<WebSocket>();
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname !== WS_PATH) return reject(socket, 404, `Not found: ${url.pathname} (the WebSocket endpoint is ${WS_PATH})`);
+      let core: GatewayCore;
+      try {
+        core = await getCore();
+      } catch {
+        return reject(socket, 503, 'The server is not ready');
+      }
+      if (!originAllowed(req.headers.origin, req.headers.host, core.corsOrigins))
+        return reject(socket, 403, `Origin ${req.headers.origin} is not allowed`);
+      const auth = core.auth.check(req.headers.authorization, url.searchParams.get('access_token'));
+      if (!auth.ok) return reject(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
+      if (core.limiter) {
+        const key = 'name' in auth.principal ? `token:${auth.principal.name}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+        const taken = await core.limiter.take(key);
+        if (!taken.ok)
+          return reject(socket, 429, 'Too many requests', { 'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))) });
+      }
+      wss ??= new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: core.maxBodyBytes });
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        sockets.add(ws);
+        ws.on('close', () => sockets.delete(ws));
+        new Connection(ws, core, auth.principal).start();
+      });
+    })().catch(() => socket.destroy());
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    get clients() {
+      return sockets.size;
+    },
+    async close() {
+      server.off('upgrade', onUpgrade);
+      for (const ws of sockets) ws.close(1001, 'server shutting down');
+      const closing = [...sockets].map(
+        (ws) => new Promise<void>((resolve) => (ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve()))),
+      );
+      // A peer that does not answer the close handshake is cut.
+      const timer = setTimeout(() => {
+        for (const ws of sockets) ws.terminate();
+      }, 2000);
+      await Promise.all(closing);
+      clearTimeout(timer);
+      const open = wss;
+      if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
+    },
+  };
+}
+
+/** One socket: its subscriptions and what it sends. */
+class Connection {
+  private readonly ws: WebSocket;
+  private readonly core: GatewayCore;
+  private readonly principal: Principal;
+  private readonly subs = new Map<string, AbortController>();
+  private alive = true;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(ws: WebSocket, core: GatewayCore, principal: Principal) {
+    this.ws = ws;
+    this.core = core;
+    this.principal = principal;
+  }
+
+  start(): void {
+    const { ws } = this;
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return this.error('bad_request', 'Send JSON text frames');
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
+      if (size > this.core.maxBodyBytes) return this.error('too_large', `Message too large: the limit is ${this.core.maxBodyBytes} bytes`);
+      let msg: unknown;
+      try {
+        msg = JSON.parse(String(data));
+      } catch (err) {
+        return this.error('bad_request', `Not valid JSON: ${(err as Error).message}`);
+      }
+      void this.handle(msg).catch((err) => {
+        this.core.onError(err);
+        this.error('internal', 'Internal server error');
+      });
+    });
+    ws.on('pong', () => {
+      this.alive = true;
+    });
+    ws.on('close', () => this.stop());
+    ws.on('error', () => this.stop());
+    this.heartbeat = setInterval(() => {
+      if (!this.alive) {
+        ws.terminate();
+        return;
+      }
+      this.alive = false;
+      ws.ping();
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref?.();
+  }
+
+  private stop(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const ctl of this.subs.values()) ctl.abort();
+    this.subs.clear();
+  }
+
+  /** Sends an envelope; waits while too much is buffered. */
+  private async send(envelope: Envelope): Promise<void> {
+    const { ws } = this;
+    if (ws.readyState !== ws.OPEN) return;
+    const text = JSON.stringify(envelope);
+    if (ws.bufferedAmount < HIGH_WATER_MARK) {
+      ws.send(text);
+      return;
+    }
+    await new Promise<void>((resolve) => ws.send(text, () => resolve()));
+  }
+
+  private error(code: string, message: string, extra: Record<string, unknown> = {}): void {
+    void this.send({ event: 'error', data: { code, message, ...extra } });
+  }
+
+  private async handle(msg: unknown): Promise<void> {
+    if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+      return this.error('bad_request', 'Expected a JSON object with a "type"');
+    const m = msg as Record<string, unknown>;
+    const requestId = typeof m.requestId === 'string' ? m.requestId : undefined;
+    const ctx = requestId ? { requestId } : {};
+    switch (m.type) {
+      case 'ping':
+        return this.send({ event: 'pong', ...(requestId ? { data: ctx } : {}) });
+      case 'subscribe': {
+        if (typeof m.sessionId !== 'string' || !ID.test(m.sessionId))
+          return this.error('bad_request', 'subscribe needs a "sessionId"', ctx);
+        const position: SessionPosition = {};
+        if (m.lastSequenceNumber !== undefined) {
+          if (!Number.isInteger(m.lastSequenceNumber) || (m.lastSequenceNumber as number) < -1)
+            return this.error('bad_request', '"lastSequenceNumber" must be an integer ≥ -1', ctx);
+          position.lastSequenceNumber = m.lastSequenceNumber as number;
+        }
+        if (m.lastEventId !== undefined) {
+          if (typeof m.lastEventId !== 'string') return this.error('bad_request', '"lastEventId" must be a string', ctx);
+          position.lastEventId = m.lastEventId;
+        }
+        return this.subscribe(m.sessionId, position, ctx);
+      }
+      case 'unsubscribe': {
+        if (typeof m.sessionId !== 'string') return this.error('bad_request', 'unsubscribe needs a "sessionId"', ctx);
+        this.subs.get(m.sessionId)?.abort();
+        this.subs.delete(m.sessionId);
+        return this.send({ event: 'unsubscribed', data: { sessionId: m.sessionId, ...ctx } });
+      }
+      case 'message':
+        return this.message(m, ctx);
+      case 'abort':
+        return this.abort(m, ctx);
+      default:
+        return this.error(
+          'bad_request',
+          `Unknown message type ${JSON.stringify(m.type)}: expected subscribe, unsubscribe, message, abort or ping`,
+          ctx,
+        );
+    }
+  }
+
+  private async subscribe(sessionId: string, position: SessionPosition, ctx: Record<string, unknown>): Promise<void> {
+    const chat = await this.core.store.getChat(sessionId);
+    if (chat && !canSee(this.principal, chat)) return this.error('not_found', `No session ${sessionId}`, { sessionId, ...ctx });
+    this.subs.get(sessionId)?.abort();
+    if (!this.subs.has(sessionId) && this.subs.size >= MAX_SUBSCRIPTIONS)
+      return this.error('too_many_subscriptions', `At most ${MAX_SUBSCRIPTIONS} sessions per socket`, { sessionId, ...ctx });
+    const ctl = new AbortController();
+    this.subs.set(sessionId, ctl);
+    await this.send({ event: 'subscribed', data: { sessionId, ...position, ...ctx } });
+    void followSession({
+      store: this.core.store,
+      runs: this.core.runs,
+      frameCounts: this.core.frameCounts,
+      chatId: sessionId,
+      principal: this.principal,
+      position,
+      signal: ctl.signal,
+      pollIntervalMs: this.core.pollIntervalMs,
+      send: (frame: WsEvent) => this.send({ event: 'agent:event', data: frame }),
+    })
+      .catch((err) => {
+        if (ctl.signal.aborted) return;
+        if (err instanceof SessionError) this.error(err.code, err.message, { sessionId });
+        else {
+          this.core.onError(err);
+          this.error('internal', 'Internal server error', { sessionId });
+        }
+      })
+      .finally(() => {
+        if (this.subs.get(sessionId) === ctl) this.subs.delete(sessionId);
+      });
+  }
+
+  private async message(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
+    if (typeof m.content !== 'string') return this.error('bad_request', 'message needs a string "content"', ctx);
+    if (m.sessionId !== undefined && (typeof m.sessionId !== 'string' || !ID.test(m.sessionId)))
+      return this.error('bad_request', '"sessionId" must be an id of 1 to 200 printable characters', ctx);
+    if (m.agent !== undefined && typeof m.agent !== 'string') return this.error('bad_request', '"agent" must be a string', ctx);
+    if (m.messageId !== undefined && (typeof m.messageId !== 'string' || !ID.test(m.messageId)))
+      return this.error('bad_request', '"messageId" must be an id of 1 to 200 printable characters', ctx);
+    const { core } = this;
+    if (core.limiter) {
+      const key = 'name' in this.principal ? `token:${this.principal.name}` : 'ws';
+      const taken = await core.limiter.take(key);
+      if (!taken.ok) return this.error('rate_limited', 'Too many requests', { retryAfterMs: taken.retryAfterMs, ...ctx });
+    }
+    const sessionId = (m.sessionId as string | undefined) ?? randomUUID();
+    const chat = await core.store.getChat(sessionId);
+    if (chat && !canSee(this.principal, chat)) return this.error('not_found', `No session ${sessionId}`, { sessionId, ...ctx });
+    const history: UIMessageLike[] = chat
+      ? await loadHistory(core.store, sessionId, 'ai-sdk', { namespace: core.namespace, includePending: false, metadata: false })
+      : [];
+    const user = {
+      id: (m.messageId as string | undefined) ?? randomUUID(),
+      role: 'user' as const,
+      parts: [{ type: 'text', text: m.content }],
+    };
+    if (!this.subs.has(sessionId)) {
+      // Follow from the session's current end: this run's frames, and later ones.
+      const runs = chat ? await core.store.listRuns(sessionId) : [];
+      await this.subscribe(sessionId, { lastSequenceNumber: sessionLength(runs) - 1 }, {});
+    }
+    const agent = (m.agent as string | undefined) ?? core.agents.defaultAgent;
+    try {
+      const run = await core.runs.start({
+        chatId: sessionId,
+        agent,
+        messages: [...history, user],
+        userMessage: { id: user.id, content: m.content, parts: user.parts },
+        principal: this.principal,
+      });
+      await this.send({ event: 'run:started', data: { sessionId, runId: run.runId, messageId: run.messageId, agent, ...ctx } });
+    } catch (err) {
+      if (!(err instanceof RunStartError)) throw err;
+      this.error(err.code, err.message, { sessionId, ...ctx });
+    }
+  }
+
+  private async abort(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
+    const { store, runs } = this.core;
+    let runId = typeof m.runId === 'string' ? m.runId : undefined;
+    if (runId === undefined) {
+      if (typeof m.sessionId !== 'string') return this.error('bad_request', 'abort needs a "runId" or a "sessionId"', ctx);
+      const chat = await store.getChat(m.sessionId);
+      if (!canSee(this.principal, chat)) return this.error('not_found', `No session ${m.sessionId}`, ctx);
+      runId = (await activeRun(store, m.sessionId))?.id;
+      if (!runId) return this.error('not_running', `Session ${m.sessionId} has no run in progress`, ctx);
+    } else {
+      const run = await store.getRun(runId);
+      if (!run || !canSee(this.principal, await store.getChat(run.chatId))) return this.error('not_found', `No run ${runId}`, ctx);
+      if (run.status !== 'running') return this.error('not_running', `Run ${runId} has already ended (${run.status})`, ctx);
+    }
+    const sent = await runs.abort(runId, 'aborted by the client');
+    if (!sent) return this.error('not_running', `Run ${runId} is not running on a reachable instance`, ctx);
+    return this.send({ event: 'aborted', data: { runId, ...ctx } });
+  }
+}
