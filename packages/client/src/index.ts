@@ -1,0 +1,86 @@
+/**
+ * @switchboard/client — framework-agnostic, browser-compatible client for Switchboard streams:
+ * readers into canonical events, a linear message accumulator, a linear AG-UI reducer, resumable
+ * SSE and WebSocket clients, and seed 002's thinking timeline.
+ *
+ * `ResumableHttpAgent` (a subclass of `@ag-ui/client`'s HttpAgent) is in `@switchboard/client/ag-ui`,
+ * so this entry point never loads `@ag-ui/client`.
+ */
+export {
+  type AccumulatedMessage,
+  type CustomPart,
+  createMessageAccumulator,
+  type ErrorPart,
+  elapsedMs,
+  type FilePart,
+  type MessageAccumulator,
+  type MessageAccumulatorOptions,
+  type MessageStatus,
+  mergeProviderMetadata,
+  type ReasoningPart,
+  type SourcePart,
+  type StepPart,
+  type SubagentPart,
+  type TextPart,
+  type TodosPart,
+  type ToolPart,
+  type ToolState,
+  type UiPart,
+} from './accumulator.ts';
+export {
+  type AgUiEventLike,
+  type AgUiMessageLike,
+  type AgUiReducer,
+  type AgUiReducerOptions,
+  type AgUiToolCall,
+  createAgUiReducer,
+} from './ag-ui-reducer.ts';
+export { applyJsonPatch, JsonPatchError, type JsonPatchOperation, jsonEquals } from './json-patch.ts';
+export {
+  type ByteSource,
+  bytesOf,
+  createCanonicalReader,
+  createFrameReader,
+  createObjectReader,
+  createReader,
+  HttpStatusError,
+  ReadError,
+  type ReadOptions,
+  type ReadProtocol,
+  readStream,
+  readValues,
+  type StreamSource,
+} from './read.ts';
+export {
+  createResumableFetch,
+  defaultResumeUrl,
+  isTerminalFrame,
+  type ReconnectInfo,
+  type ResumableEventStream,
+  type ResumeContext,
+  type ResumeOptions,
+  resumableFetch,
+} from './resume.ts';
+export { createSseFrameParser, formatSseFrame, isSseFrame, type SseFrame, type SseFrameHandlers } from './sse.ts';
+export { createWorkCounter, TextBuffer, type WorkCounter } from './text.ts';
+export { splitThinkTags, type ThinkSplit, ThinkSplitter } from './think.ts';
+export {
+  buildThinkingTimeline,
+  createTimelineBuilder,
+  isTimelineItem,
+  type TimelineBuilder,
+  type TimelineItem,
+  type TimelineOptions,
+  type ToolCallData,
+  type ToolResultData,
+} from './timeline.ts';
+export {
+  createWsClient,
+  frameOf,
+  type WebSocketFactory,
+  type WebSocketLike,
+  type WsClient,
+  type WsClientOptions,
+  type WsClientStatus,
+  type WsFrame,
+} from './ws-client.ts';
