@@ -8,13 +8,15 @@
  * 3. readers: AI SDK UI message streams and AG-UI streams read back (5k / 20k / 80k text deltas,
  *    1k / 4k one-character tool-input deltas), ours vs `readUIMessageStream` and `HttpAgent.runAgent`.
  * 4. think: `<think>` extraction, ours vs `extractReasoningMiddleware`.
+ * 5. load: 100 and 1,000 concurrent SSE clients on one gateway process with the demo agent at full
+ *    speed: p50/p99 time to first byte, aggregate events/s, server memory per open stream.
  *
  * Every timed run's output is checked (same text / reasoning / tool input on every side); any
  * difference stops the benchmark. Ends with one `BENCH_JSON {...}` line holding every number.
  *
- * Options: --only convert|process|readers|think|web (one section), --quick (small sizes, seconds),
+ * Options: --only convert|process|readers|think|load|web (one section), --quick (small sizes, seconds),
  * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
- * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N.
+ * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
 import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
 import { fail, fixed, gc, int, median, ratio, table } from './harness.ts';
+import { type LoadResult, load } from './load.ts';
 import { type ReadersResult, readers } from './readers.ts';
 import { type ThinkResult, think } from './think.ts';
 import { firstDifference, parseUiSse, type StreamSummary, summarize, summarizeOutput } from './verify.ts';
@@ -44,6 +47,7 @@ const { values: args } = parseArgs({
     'reader-sizes': { type: 'string' },
     'tool-sizes': { type: 'string' },
     'think-deltas': { type: 'string' },
+    'load-clients': { type: 'string' },
   },
 });
 
@@ -60,7 +64,7 @@ function sizesArg(value: string | undefined, fallback: number[], name: string): 
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
 
-const SECTIONS = ['convert', 'process', 'readers', 'think', 'web'] as const;
+const SECTIONS = ['convert', 'process', 'readers', 'think', 'load', 'web'] as const;
 type Section = (typeof SECTIONS)[number];
 if (args.only !== undefined && !(SECTIONS as readonly string[]).includes(args.only))
   throw new Error(`--only must be one of ${SECTIONS.join(', ')}, got ${JSON.stringify(args.only)}`);
@@ -74,6 +78,7 @@ const PROCESS_RUNS = intArg(args['process-runs'], quick ? 1 : 3, 'process-runs')
 const READER_SIZES = sizesArg(args['reader-sizes'], quick ? [1_000, 4_000] : [5_000, 20_000, 80_000], 'reader-sizes');
 const TOOL_SIZES = sizesArg(args['tool-sizes'], quick ? [250, 1_000] : [1_000, 4_000], 'tool-sizes');
 const THINK_DELTAS = intArg(args['think-deltas'], quick ? 2_000 : 20_000, 'think-deltas');
+const LOAD_CLIENTS = sizesArg(args['load-clients'], quick ? [20, 100] : [100, 1_000], 'load-clients');
 /** A reader run longer than this is not repeated (the official AG-UI client at 80k deltas takes 10–25 s per run). */
 const SINGLE_ABOVE_MS = 6_000;
 /** Readers and think: a fast job runs until its runs add up to about this many ms (more runs, steadier medians); off in quick mode. */
@@ -368,11 +373,18 @@ if (runs('think')) {
   json.think = { runs: RUNS, fastMs: FAST_MS, ...r };
 }
 
+if (runs('load')) {
+  const r: LoadResult = await load({ clients: LOAD_CLIENTS });
+  json.load = r;
+}
+
 if (runs('web')) {
   // The web UI in Chromium: longest main-thread task and total render time at 5,000 / 20,000 deltas
   // (its own process: it starts a server and a browser). Skipped with a note where Chromium is missing.
   const code = await new Promise<number | null>((done) => {
-    const child = spawn(process.execPath, [join(ROOT, 'apps/web/bench/render.ts'), ...(args.quick ? ['--runs', '1'] : [])], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [join(ROOT, 'apps/web/bench/render.ts'), ...(args.quick ? ['--runs', '1'] : [])], {
+      stdio: 'inherit',
+    });
     child.on('exit', done);
   });
   if (code !== 0) fail(`the web render bench exited with ${code}`);

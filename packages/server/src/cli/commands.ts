@@ -73,6 +73,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
       },
       { name: 'run-id', value: 'id', help: 'Run id of the canonical events (default: a random UUID).' },
       { name: 'message-id', value: 'id', help: "Assistant message id (default: the provider's message id)." },
+      { name: 'progress', help: 'Show a progress bar on stderr (default: for a file input when stderr is a terminal).' },
+      { name: 'no-progress', help: 'Never show the progress bar.' },
       HELP_FLAG,
     ],
     maxPositionals: 1,

@@ -2,13 +2,33 @@
  * `switchboard convert`: streams a framework's SSE / JSON-lines body through core's fused converter
  * into a UI protocol, chunk by chunk, never holding the whole input or output in memory.
  */
+
+import { stat } from 'node:fs/promises';
 import { type ConverterOptions, createConverter, type Framework, type Protocol } from '@switchboard/core';
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { createErrorTally } from './error-tally.ts';
 import { CliIoError, openInput, openOutput } from './io.ts';
+import { createProgress, type Progress } from './progress.ts';
+
+/**
+ * Whether to draw a progress bar: forced by `--progress` / `--no-progress`, else only for a file
+ * input when stderr is a terminal and the output is not on that terminal too.
+ */
+function wantsProgress(flags: Record<string, string | undefined>, fromFile: boolean): boolean {
+  if (flags.progress !== undefined) return true;
+  if (flags['no-progress'] !== undefined) return false;
+  const toStdout = flags.output === undefined || flags.output === '-';
+  return fromFile && process.stderr.isTTY === true && !(toStdout && process.stdout.isTTY);
+}
 
 /** Runs `convert` with parsed flags (already checked against their choices). */
 export async function run(flags: Record<string, string | undefined>, positionals: string[]): Promise<number> {
+  if (flags.progress !== undefined && flags['no-progress'] !== undefined) {
+    process.stderr.write(
+      'switchboard convert: --progress and --no-progress cannot go together\nRun "switchboard convert --help" for the options.\n',
+    );
+    return 2;
+  }
   const to = (flags.to ?? 'ai-sdk') as Protocol;
   const options: ConverterOptions = {
     from: (flags.from ?? 'auto') as Framework | 'auto',
@@ -21,7 +41,14 @@ export async function run(flags: Record<string, string | undefined>, positionals
 
   const tally = createErrorTally();
   try {
-    const input = await openInput(positionals[0]);
+    const path = positionals[0];
+    const input = await openInput(path);
+    const fromFile = path !== undefined && path !== '-';
+    let progress: Progress | undefined;
+    if (wantsProgress(flags, fromFile)) {
+      const total = fromFile ? (await stat(path)).size : undefined;
+      progress = createProgress({ sink: process.stderr, ...(total !== undefined ? { total } : {}) });
+    }
     const output = await openOutput(flags.output);
     const converter = createConverter(options);
     const write = async (frames: string[]): Promise<void> => {
@@ -31,9 +58,13 @@ export async function run(flags: Record<string, string | undefined>, positionals
       const pending = output.write(frames.length === 1 ? frames[0] : frames.join(''));
       if (pending) await pending;
     };
-    for await (const chunk of input.chunks) await write(converter.push(chunk));
+    for await (const chunk of input.chunks) {
+      progress?.add(chunk.byteLength);
+      await write(converter.push(chunk));
+    }
     await write(converter.end());
     await output.close();
+    progress?.done();
   } catch (err) {
     if (!(err instanceof CliIoError)) throw err;
     // A reader that stops early (`| head`) is not worth a message.

@@ -35,6 +35,8 @@ function parseCommand(spec: CommandSpec, args: string[]): { flags: Record<string
   const flags: Record<string, string | undefined> = {};
   for (const f of spec.flags) {
     const value = parsed.values[f.name];
+    // A boolean flag given on the line is "true"; one not given stays undefined.
+    if (value === true) flags[f.name] = 'true';
     if (typeof value !== 'string') continue;
     if (f.choices && !f.choices.includes(value)) {
       return usageError(`invalid --${f.name} "${value}"; expected one of: ${f.choices.join(', ')}`, commandUsage(spec), spec.name);

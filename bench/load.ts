@@ -1,0 +1,294 @@
+/**
+ * Section `load`: N concurrent SSE clients on one real gateway (`node packages/server/src/main.ts`,
+ * its own process, SQLite in a temporary data dir) running the demo agent at full speed (no pause
+ * between events), rate limit raised out of the way.
+ *
+ * Every client POSTs `/api/chat` (loopback, one connection each) and reads its whole UI message
+ * stream. Measured per N: time to first body byte (p50 / p99, from the request's start), SSE events
+ * received by all clients / wall time, and the server's memory per open stream: (peak RSS during the
+ * load − RSS when idle after a warm-up) / the most streams open at once (header received, `[DONE]`
+ * not yet). Every stream is checked: status 200, ends with `data: [DONE]`, carries the demo's answer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { demoScript } from '../packages/server/src/agents/demo.ts';
+import { fail, fixed, int, table } from './harness.ts';
+import { parseUiSse, summarize } from './verify.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const NODE = join(ROOT, 'node_modules/.bin/node');
+const PROMPT = 'Hello from the load benchmark';
+const WARMUP = 20;
+
+export interface LoadOptions {
+  /** Concurrent clients, one server per value (e.g. [100, 1000]). */
+  clients: number[];
+}
+
+export interface LoadRow {
+  clients: number;
+  ttfbP50Ms: number;
+  ttfbP99Ms: number;
+  wallMs: number;
+  events: number;
+  eventsPerSecond: number;
+  /** Most streams open at the same time (client side). */
+  peakOpen: number;
+  idleRssMb: number;
+  peakRssMb: number;
+  mbPerStream: number;
+  failures: number;
+  /** The first failure, when any. */
+  firstFailure?: string;
+}
+
+export interface LoadResult {
+  prompt: string;
+  eventsPerStream: number;
+  rows: LoadRow[];
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** A field of /proc/<pid>/status in MB (Linux), NaN elsewhere. */
+function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resets the peak RSS (VmHWM) of a process we own; false where the kernel does not allow it. */
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Server {
+  child: ChildProcess;
+  pid: number;
+  host: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+async function startGateway(dataDir: string, config: string): Promise<Server> {
+  const child = spawn(NODE, [join(ROOT, 'packages/server/src/main.ts')], {
+    cwd: dataDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_CONFIG: config,
+      SWITCHBOARD_RATE_LIMIT_PER_MINUTE: '100000000',
+    },
+  });
+  const exited = new Promise<void>((done) => child.on('exit', () => done()));
+  let err = '';
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
+  const early = (code: number | null) => fail(`the gateway exited with ${code} before listening\n${err}`);
+  child.on('exit', early);
+  const url = await new Promise<URL>((done) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        done(new URL(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+  });
+  child.off('exit', early);
+  // `fail` exits at once: the gateway must not outlive the bench.
+  const kill = () => child.kill('SIGKILL');
+  process.on('exit', kill);
+  return {
+    child,
+    pid: child.pid ?? fail('the gateway has no pid'),
+    host: url.hostname,
+    port: Number(url.port),
+    stop: async () => {
+      process.off('exit', kill);
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+interface StreamResult {
+  ttfbMs: number;
+  events: number;
+  /** Why the stream is wrong, when it is. */
+  error?: string;
+}
+
+/** One client: POST /api/chat, read the whole SSE body, check it. */
+function oneClient(server: Server, agent: Agent, id: string, expected: string, open: { now: number; peak: number }): Promise<StreamResult> {
+  const body = JSON.stringify({
+    id,
+    agent: 'demo',
+    trigger: 'submit-message',
+    messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: PROMPT }] }],
+  });
+  return new Promise((done) => {
+    const t0 = performance.now();
+    let ttfbMs = Number.NaN;
+    const req = request(
+      {
+        agent,
+        host: server.host,
+        port: server.port,
+        method: 'POST',
+        path: '/api/chat',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        open.now++;
+        if (open.now > open.peak) open.peak = open.now;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (s: string) => {
+          if (text === '') ttfbMs = performance.now() - t0;
+          text += s;
+        });
+        res.on('error', (e) => {
+          open.now--;
+          done({ ttfbMs, events: 0, error: e.message });
+        });
+        res.on('end', () => {
+          open.now--;
+          const events = text.split('\n\n').filter((e) => e.includes('data:')).length;
+          let error: string | undefined;
+          if (res.statusCode !== 200) error = `status ${res.statusCode}: ${text.slice(0, 200)}`;
+          else if (!text.endsWith('data: [DONE]\n\n')) error = 'the stream does not end with data: [DONE]';
+          else {
+            const s = summarize(parseUiSse(text));
+            if (s.text !== expected) error = `text ${JSON.stringify(s.text.slice(0, 80))}… differs from the demo's answer`;
+            else if (!s.finished) error = 'no finish chunk';
+          }
+          done({ ttfbMs, events, ...(error ? { error } : {}) });
+        });
+      },
+    );
+    req.on('error', (e) => done({ ttfbMs, events: 0, error: e.message }));
+    req.end(body);
+  });
+}
+
+async function round(server: Server, n: number, label: string, expected: string, open: { now: number; peak: number }) {
+  const agent = new Agent({ keepAlive: false, maxSockets: n });
+  try {
+    return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, `${label}-${i}`, expected, open)));
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The demo's answer to PROMPT. */
+function expectedAnswer(): string {
+  let text = '';
+  for (const e of demoScript(PROMPT)) if (e.type === 'text') text += (e.data as { content: string }).content;
+  return text;
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const expected = expectedAnswer();
+  console.log(
+    `\nload) Concurrent SSE clients on one gateway (node packages/server/src/main.ts, SQLite, own process), demo agent at full speed\n` +
+      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read and checked;\n` +
+      `   a fresh server per row, ${WARMUP} warm-up requests, then all N at once. MB/stream = (peak RSS − idle RSS) / most streams open at once\n`,
+  );
+  const rows: LoadRow[] = [];
+  let eventsPerStream = 0;
+  for (const n of options.clients) {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-load-'));
+    const config = join(dir, 'switchboard.config.json');
+    await writeFile(config, JSON.stringify({ builtins: { demo: { delayMs: 0 } } }));
+    const server = await startGateway(dir, config);
+    try {
+      const warm = await round(server, WARMUP, `warm${n}`, expected, { now: 0, peak: 0 });
+      const bad = warm.find((r) => r.error);
+      if (bad) fail(`load: warm-up request failed: ${bad.error}`);
+      eventsPerStream = warm[0].events;
+      const idleRssMb = procMb(server.pid, 'VmRSS');
+      const hwm = resetPeak(server.pid);
+      let sampledPeak = idleRssMb;
+      const sampler = setInterval(() => {
+        sampledPeak = Math.max(sampledPeak, procMb(server.pid, 'VmRSS'));
+      }, 5);
+      const open = { now: 0, peak: 0 };
+      const t0 = performance.now();
+      const results = await round(server, n, `load${n}`, expected, open);
+      const wallMs = performance.now() - t0;
+      clearInterval(sampler);
+      const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
+      const failed = results.filter((r) => r.error);
+      const ttfb = results
+        .map((r) => r.ttfbMs)
+        .filter((x) => Number.isFinite(x))
+        .sort((a, b) => a - b);
+      const events = results.reduce((sum, r) => sum + r.events, 0);
+      rows.push({
+        clients: n,
+        ttfbP50Ms: percentile(ttfb, 50),
+        ttfbP99Ms: percentile(ttfb, 99),
+        wallMs,
+        events,
+        eventsPerSecond: events / (wallMs / 1000),
+        peakOpen: open.peak,
+        idleRssMb,
+        peakRssMb,
+        mbPerStream: (peakRssMb - idleRssMb) / Math.max(1, open.peak),
+        failures: failed.length,
+        ...(failed[0]?.error ? { firstFailure: failed[0].error } : {}),
+      });
+    } finally {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  console.log(
+    table(
+      ['clients', 'p50 TTFB ms', 'p99 TTFB ms', 'events/s', 'wall ms', 'open at peak', 'idle→peak RSS MB', 'MB/stream', 'failures'],
+      rows.map((r) => [
+        int(r.clients),
+        fixed(r.ttfbP50Ms),
+        fixed(r.ttfbP99Ms),
+        int(r.eventsPerSecond),
+        int(r.wallMs),
+        int(r.peakOpen),
+        `${int(r.idleRssMb)}→${int(r.peakRssMb)}`,
+        fixed(r.mbPerStream, 3),
+        int(r.failures),
+      ]),
+    ),
+  );
+  console.log(
+    `\n  ${eventsPerStream} SSE events per stream (the demo's full script); every stream checked: status 200, the demo's text, a finish chunk, data: [DONE].`,
+  );
+  const failedRow = rows.find((r) => r.failures > 0);
+  if (failedRow) fail(`load: ${failedRow.failures} of ${failedRow.clients} streams failed, first: ${failedRow.firstFailure}`);
+  return { prompt: PROMPT, eventsPerStream, rows };
+}
