@@ -1,11 +1,12 @@
 /**
  * Render bench: how the real UI in a real browser copes with long streamed answers.
  *
- * A Switchboard server (the real pipeline: agent → claude decoder → canonical events → AI SDK
- * encoder → SSE) runs a synthetic agent that streams an N-delta markdown answer as fast as the
- * server can write it; Chromium (Debian's, through playwright-core) shows it through the built UI
- * (`useChat`, the tap, the incremental markdown renderer). For N = 5,000 and 20,000 deltas it
- * reports, in the browser:
+ * A Switchboard server (the real pipeline: agent → claude decoder → canonical events → the store
+ * (SQLite in a temporary data directory, removed at the end) → AI SDK encoder → SSE) runs a
+ * synthetic agent, registered as `bench` and chosen in the UI's agent picker, that streams an
+ * N-delta markdown answer as fast as the server can write it; Chromium (Debian's, through
+ * playwright-core) shows it through the built UI (`useChat`, the tap, the incremental markdown
+ * renderer). For N = 5,000 and 20,000 deltas it reports, in the browser:
  *
  * - total: from the click on Send to the last delta rendered in the DOM;
  * - ns/delta: total / N — constant when the cost grows linearly;
@@ -21,12 +22,16 @@
  *
  * Usage: node apps/web/bench/render.ts [--runs N] [--sizes 5000,20000] [--check] [--json]
  */
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import type { AgentEvent, AgentFactory } from '../../../packages/server/src/agents/agent.ts';
+import { resolveConfig } from '../../../packages/server/src/config/load.ts';
+import { fromAgentFactory } from '../../../packages/server/src/server/agent-registry.ts';
+import { openGatewayStore } from '../../../packages/server/src/server/gateway-store.ts';
 import { startServer } from '../../../packages/server/src/server/start.ts';
 import { ensureBuilt } from '../scripts/ensure-built.ts';
-import { chromiumMissing, launch } from '../test/support.ts';
+import { chromiumMissing, launch, tempDataDir } from '../test/support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,6 +50,8 @@ const SIZES = String(args.sizes)
   .filter((n) => Number.isInteger(n) && n > 0);
 const MAX_TASK = Number(args['max-task']);
 const END = 'END-OF-BENCH';
+/** The synthetic agent's name. The UI sends the agent chosen in its picker (`demo` by default) with every request. */
+const AGENT = 'bench';
 
 const WORDS = ['stream', 'delta', 'render', 'block', 'event', 'canonical', 'protocol', 'frame', 'agent', 'message', 'switchboard', 'token'];
 
@@ -97,7 +104,17 @@ async function main(): Promise<void> {
     process.exit(process.env.CI === 'true' ? 1 : 0);
   }
   await ensureBuilt({ quiet: true });
-  const server = await startServer({ port: 0, agent: benchAgent });
+  // The store as `npm start` opens it (SQLite file in the data dir), in a throw-away data dir.
+  const dataDir = await tempDataDir();
+  const opened = await openGatewayStore({ dataDir });
+  const server = await startServer({
+    port: 0,
+    config: resolveConfig({ dataDir }, { env: {} }),
+    store: opened.store,
+    agents: [fromAgentFactory(AGENT, benchAgent)],
+    defaultAgent: AGENT,
+    rateLimitPerMinute: 0,
+  });
   const browser = await launch();
   const errors: string[] = [];
   try {
@@ -109,6 +126,9 @@ async function main(): Promise<void> {
       });
       await page.goto(`${server.url}/`);
       await page.waitForSelector('[data-testid=composer-input]');
+      // Choose the bench agent as a user would, once the picker lists the server's agents.
+      await page.waitForSelector(`[data-testid=agent-picker] option[value=${AGENT}]`, { state: 'attached' });
+      await page.selectOption('[data-testid=agent-picker]', AGENT);
       await page.fill('[data-testid=composer-input]', `bench ${n}`);
       // Instrument: long tasks, frame gaps, and commits of the streaming text part.
       await page.evaluate((end) => {
@@ -155,8 +175,33 @@ async function main(): Promise<void> {
         );
       }, END);
       await page.click('[data-testid=send]');
-      await page.waitForFunction(() => (window as unknown as { __done: boolean }).__done, null, { timeout: 300_000, polling: 100 });
-      await page.waitForFunction(() => window.__switchboard?.chatStatus === 'ready', null, { timeout: 300_000 });
+      // Until the end marker is rendered, or the run ended without it (another agent answered, an
+      // error…): then fail at once, saying what the page shows, instead of waiting out the timeout.
+      await page.waitForFunction(
+        () => (window as unknown as { __done: boolean }).__done || Number(window.__switchboard?.runsEnded ?? 0) > 0,
+        null,
+        { timeout: 300_000, polling: 100 },
+      );
+      // The last throttled commit may land a moment after the run's end.
+      const done = await page
+        .waitForFunction(() => (window as unknown as { __done: boolean }).__done, null, { timeout: 10_000, polling: 'raf' })
+        .then(
+          () => true,
+          () => false,
+        );
+      await page.waitForFunction(() => !['submitted', 'streaming'].includes(String(window.__switchboard?.chatStatus)), null, {
+        timeout: 300_000,
+      });
+      const status = await page.evaluate(() => window.__switchboard?.chatStatus);
+      if (!done || status !== 'ready') {
+        const tail = await page.evaluate(() => {
+          const all = document.querySelectorAll('[data-role=assistant]');
+          return (all[all.length - 1]?.textContent ?? '(no assistant message)').slice(-300);
+        });
+        const why = done ? `the chat ended with status ${status}` : `the run ended without "${END}" in the page (chat status ${status})`;
+        const more = errors.length ? `; page errors: ${errors.join('; ')}` : '';
+        throw new Error(`render bench, ${n} deltas: ${why}; the answer ends with ${JSON.stringify(tail)}${more}`);
+      }
       const r = await page.evaluate(() => {
         const w = window as unknown as { __t0: number; __t1: number; __gap: number; __renders: number; __tasks: number[] };
         return { total: w.__t1 - w.__t0, gap: w.__gap, renders: w.__renders, tasks: w.__tasks };
@@ -232,6 +277,9 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     await server.close();
+    // startServer leaves a store passed in open: its owner closes it.
+    await opened.close();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
