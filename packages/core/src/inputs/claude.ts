@@ -14,7 +14,7 @@ import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, Todo } from '../model/events.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
 import { anthropicUsage } from './anthropic.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder, isObject, readAgentLine } from './decoder.ts';
 
 /** Which agent family wrote the lines. */
 export type AgentDialect = 'claude' | 'deepagents';
@@ -279,19 +279,9 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
 
   return {
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object {"type", "data"}, got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else if (typeof value.type !== 'string') {
-        error('invalid_field', `${describe(at(where, 'type'))}: expected a string event type`, at(where, 'type', 'string'));
-      } else if (value.data !== undefined && value.data !== null && !isObject(value.data)) {
-        error('invalid_field', `${describe(at(where, 'data'))}: expected an object`, at(where, 'data', 'object'));
-      } else {
-        handle(value.type, (value.data ?? {}) as Record<string, unknown>, value, where);
-      }
+      const line = readAgentLine(value, where);
+      if ('code' in line) error(line.code, line.message, line.where);
+      else handle(line.type, line.data, line.line, where);
       return out.take();
     },
     fault(code, message, where) {

@@ -1,17 +1,7 @@
-/**
- * Decoder for seed 000's planned simple Gemini agent format ("Framework: Gemini (Future)"): one
- * `{"type": …, "data": {…}}` object per line — `start`, `content`, `function_call`,
- * `function_response`, `done` (and `error`). Loose content goes through the shared block rules.
- *
- * The envelope is the same as the `claude` agent format's, so a value cannot tell the two apart:
- * `detectGeminiSimple` never claims anything and this decoder is chosen explicitly
- * (`--from gemini-simple`).
- */
-import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { type Decoder, isObject, readAgentLine } from './decoder.ts';
 import { geminiFinishReason, geminiUsage, rest } from './gemini.ts';
 
 type Obj = Record<string, unknown>;
@@ -172,19 +162,9 @@ export function createGeminiSimpleDecoder(options: DecoderOptions = {}): Decoder
 
   return {
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object {"type", "data"}, got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else if (typeof value.type !== 'string') {
-        error('invalid_field', `${describe(at(where, 'type'))}: expected a string event type`, at(where, 'type', 'string'));
-      } else if (value.data !== undefined && value.data !== null && !isObject(value.data)) {
-        error('invalid_field', `${describe(at(where, 'data'))}: expected an object`, at(where, 'data', 'object'));
-      } else {
-        handle(value.type, (value.data ?? {}) as Obj, value, where);
-      }
+      const line = readAgentLine(value, where);
+      if ('code' in line) error(line.code, line.message, line.where);
+      else handle(line.type, line.data, line.line, where);
       return out.take();
     },
     fault(code, message, where) {
