@@ -1,3 +1,12 @@
+/**
+ * Decoder for seed 000's planned simple Gemini agent format ("Framework: Gemini (Future)"): one
+ * `{"type": …, "data": {…}}` object per line — `start`, `content`, `function_call`,
+ * `function_response`, `done` (and `error`). Loose content goes through the shared block rules.
+ *
+ * The envelope is the same as the `claude` agent format's, so a value cannot tell the two apart:
+ * `detectGeminiSimple` never claims anything and this decoder is chosen explicitly
+ * (`--from gemini-simple`).
+ */
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
