@@ -4,21 +4,11 @@
  * row and the message, and sends a `NOTIFY` (delivered on commit) so the tails of every instance
  * wake at once. Events are stored as `text`, verbatim, so a resumed stream is byte-identical.
  */
-import type { CanonicalEvent, FinishReason } from '@switchboard/core';
+import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
-
-import { parseObject } from './json.ts';
-import type { AssistantMessage, PersistedMessage, PersistenceState } from './projection.ts';
-import {
-  BaseStore,
-  type BaseStoreOptions,
-  type Chat,
-  type Commit,
-  ConcurrentAppendError,
-  type Run,
-  type RunStatus,
-  StoreError,
-} from './store.ts';
+import type { PersistedMessage } from './projection.ts';
+import { chatOf, messageOf, type Row, runOf, takeSearchParam } from './rows.ts';
+import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
 export const POSTGRES_SCHEMA_VERSION = 1;
@@ -89,63 +79,10 @@ export interface PostgresStoreOptions extends BaseStoreOptions {
   pool?: pg.Pool;
 }
 
-type Row = Record<string, unknown>;
-
 function quoteIdent(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(name))
     throw new StoreError('invalid', `invalid PostgreSQL schema name ${JSON.stringify(name)}`);
   return `"${name}"`;
-}
-
-function chatOf(r: Row): Chat {
-  const chat: Chat = { id: r.id as string, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) };
-  if (r.title !== null) chat.title = r.title as string;
-  if (r.metadata !== null) chat.metadata = parseObject(r.metadata as string);
-  return chat;
-}
-
-function runOf(r: Row): Run {
-  const run: Run = {
-    id: r.id as string,
-    chatId: r.chat_id as string,
-    status: r.status as RunStatus,
-    lastSeq: Number(r.last_seq),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-  if (r.message_id !== null) run.messageId = r.message_id as string;
-  if (r.user_message_id !== null) run.userMessageId = r.user_message_id as string;
-  if (r.finish_reason !== null) run.finishReason = r.finish_reason as FinishReason;
-  return run;
-}
-
-function messageOf(r: Row): PersistedMessage {
-  const base = {
-    id: r.id as string,
-    chatId: r.chat_id as string,
-    content: r.content as string,
-    persistenceState: r.persistence_state as PersistenceState,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-  if (r.role === 'assistant')
-    return { ...base, role: 'assistant', runId: r.run_id as string, metadata: JSON.parse(r.metadata as string) } as AssistantMessage;
-  const m: PersistedMessage = { ...base, role: r.role as 'user' | 'system', metadata: parseObject(r.metadata as string) };
-  if (r.run_id !== null) m.runId = r.run_id as string;
-  return m;
-}
-
-/** Splits `?schema=` off a connection string. */
-function splitSchema(url: string): { url: string; schema?: string } {
-  try {
-    const u = new URL(url);
-    const schema = u.searchParams.get('schema') ?? undefined;
-    if (schema === undefined) return { url };
-    u.searchParams.delete('schema');
-    return { url: u.toString(), schema };
-  } catch {
-    return { url };
-  }
 }
 
 /** The PostgreSQL store. Open it with {@link openPostgresStore} (or `openStore('postgres://…')`). */
@@ -162,9 +99,9 @@ export class PostgresStore extends BaseStore {
 
   constructor(options: PostgresStoreOptions = {}) {
     super(options);
-    const split = splitSchema(options.url ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    const split = takeSearchParam(options.url ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'schema');
     this.url = split.url;
-    this.schema = options.schema ?? split.schema ?? 'switchboard';
+    this.schema = options.schema ?? split.value ?? 'switchboard';
     this.s = quoteIdent(this.schema);
     this.ownPool = !options.pool;
     this.pool = options.pool ?? new pg.Pool({ connectionString: this.url, max: options.maxConnections ?? 10 });

@@ -22,6 +22,7 @@ import type { CanonicalEvent, FinishReason } from '@switchboard/core';
 import { parseObject } from './json.ts';
 import type { PersistedMessage } from './projection.ts';
 import { isTerminal } from './projection.ts';
+import { takeSearchParam } from './rows.ts';
 import {
   BaseStore,
   type BaseStoreOptions,
@@ -188,19 +189,6 @@ function runOf(h: Record<string, string>): Run | undefined {
   return run;
 }
 
-/** Splits `?prefix=` off a URL. */
-function splitPrefix(url: string): { url: string; prefix?: string } {
-  try {
-    const u = new URL(url);
-    const prefix = u.searchParams.get('prefix') ?? undefined;
-    if (prefix === undefined) return { url };
-    u.searchParams.delete('prefix');
-    return { url: u.toString(), prefix };
-  } catch {
-    return { url };
-  }
-}
-
 /** The Redis store. Open it with {@link openRedisStore} (or `openStore('redis://…')`). */
 export class RedisStore extends BaseStore {
   readonly kind = 'redis' as const;
@@ -213,9 +201,9 @@ export class RedisStore extends BaseStore {
 
   constructor(options: RedisStoreOptions = {}) {
     super(options);
-    const split = splitPrefix(options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const split = takeSearchParam(options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'prefix');
     this.url = split.url;
-    this.prefix = options.prefix ?? split.prefix ?? 'switchboard:';
+    this.prefix = options.prefix ?? split.value ?? 'switchboard:';
     this.blockMs = options.blockMs ?? this.pollIntervalMs;
     this.client = createClient({
       url: this.url,

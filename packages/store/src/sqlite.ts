@@ -9,20 +9,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { CanonicalEvent, FinishReason } from '@switchboard/core';
-
-import { parseObject } from './json.ts';
-import type { AssistantMessage, PersistedMessage, PersistenceState } from './projection.ts';
-import {
-  BaseStore,
-  type BaseStoreOptions,
-  type Chat,
-  type Commit,
-  ConcurrentAppendError,
-  type Run,
-  type RunStatus,
-  StoreError,
-} from './store.ts';
+import type { CanonicalEvent } from '@switchboard/core';
+import type { PersistedMessage } from './projection.ts';
+import { chatOf, messageOf, type Row, runOf } from './rows.ts';
+import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -90,46 +80,6 @@ export interface SqliteStoreOptions extends BaseStoreOptions {
 /** The default database file. */
 export function defaultSqlitePath(env: Record<string, string | undefined> = process.env): string {
   return `${env.SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`;
-}
-
-type Row = Record<string, SQLInputValue>;
-
-function chatOf(r: Row): Chat {
-  const chat: Chat = { id: r.id as string, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) };
-  if (r.title !== null && r.title !== undefined) chat.title = r.title as string;
-  if (r.metadata !== null && r.metadata !== undefined) chat.metadata = parseObject(r.metadata as string);
-  return chat;
-}
-
-function runOf(r: Row): Run {
-  const run: Run = {
-    id: r.id as string,
-    chatId: r.chat_id as string,
-    status: r.status as RunStatus,
-    lastSeq: Number(r.last_seq),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-  if (r.message_id !== null) run.messageId = r.message_id as string;
-  if (r.user_message_id !== null) run.userMessageId = r.user_message_id as string;
-  if (r.finish_reason !== null) run.finishReason = r.finish_reason as FinishReason;
-  return run;
-}
-
-function messageOf(r: Row): PersistedMessage {
-  const base = {
-    id: r.id as string,
-    chatId: r.chat_id as string,
-    content: r.content as string,
-    persistenceState: r.persistence_state as PersistenceState,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-  if (r.role === 'assistant')
-    return { ...base, role: 'assistant', runId: r.run_id as string, metadata: JSON.parse(r.metadata as string) } as AssistantMessage;
-  const m: PersistedMessage = { ...base, role: r.role as 'user' | 'system', metadata: parseObject(r.metadata as string) };
-  if (r.run_id !== null) m.runId = r.run_id as string;
-  return m;
 }
 
 /** The SQLite store. Open it with {@link openSqliteStore} (or `openStore('sqlite:…')`). */
