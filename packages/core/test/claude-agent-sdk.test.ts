@@ -20,6 +20,7 @@ import {
 import { addUsage, anthropicUsage, type CanonicalEvent, createAiSdkEncoder, framed, pipe, sseFramer, type Usage } from '../src/index.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from '../src/inputs/claude-agent-sdk.ts';
 import { validate } from '../src/schema.ts';
+import { decodeChunks, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const DIR = new URL('./fixtures/claude-agent-sdk/', import.meta.url).pathname;
@@ -38,17 +39,9 @@ const lines = (name: string): Msg[] =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
 
-function decode(chunks: (string | Uint8Array)[]): CanonicalEvent[] {
-  const m = framed(createClaudeAgentSdkDecoder({ runId: 'run', now: () => 0 }));
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
+const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'claude-agent-sdk');
 
 const decodeLines = (values: unknown[]) => decode([values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n')]);
-const ofType = <T extends CanonicalEvent['type']>(events: CanonicalEvent[], type: T) =>
-  events.filter((e): e is Extract<CanonicalEvent, { type: T }> => e.type === type);
 
 /** Our events as content blocks, per agent ('' = main): what the SDK's assistant messages should contain. */
 function contentOf(events: CanonicalEvent[]): Map<string, Msg[]> {

@@ -81,6 +81,11 @@ export function accumulate(events: CanonicalEvent[]) {
   return { content, stopReason, usage };
 }
 
+/** The events of one type, typed. */
+export function ofType<T extends CanonicalEvent['type']>(events: CanonicalEvent[], type: T): Extract<CanonicalEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<CanonicalEvent, { type: T }> => e.type === type);
+}
+
 export function types(events: CanonicalEvent[]): string[] {
   return events.map((e) => e.type);
 }

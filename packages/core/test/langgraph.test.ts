@@ -3,12 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { CanonicalEvent } from '../src/index.ts';
-import { framed } from '../src/inputs/decoder.ts';
 import { detectLangchain } from '../src/inputs/langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from '../src/inputs/langgraph.ts';
 import { validate } from '../src/schema.ts';
 import { officialMessage, oursMessage, summarizeMessage } from './fixtures/langchain/official.ts';
-import { FIXTURES } from './helpers.ts';
+import { decodeChunks, FIXTURES, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const RECORDED = `${FIXTURES}recorded/langchain/`;
@@ -24,13 +23,7 @@ const CAPTURES = [
 ];
 const name = (path: string) => path.split('/').at(-1) as string;
 
-function decode(chunks: (string | Uint8Array)[]): CanonicalEvent[] {
-  const m = framed(createLanggraphDecoder({ runId: 'run', now: () => 0 }));
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
+const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'langgraph');
 
 function decodeObjects(values: unknown[]): CanonicalEvent[] {
   const d = createLanggraphDecoder({ runId: 'run', now: () => 0 });
@@ -49,7 +42,6 @@ const lines = (path: string) =>
     .map((l) => JSON.parse(l) as unknown[]);
 
 type Ev<T extends CanonicalEvent['type']> = Extract<CanonicalEvent, { type: T }>;
-const ofType = <T extends CanonicalEvent['type']>(events: CanonicalEvent[], t: T) => events.filter((e): e is Ev<T> => e.type === t);
 const text = (events: CanonicalEvent[]) =>
   ofType(events, 'text-delta')
     .map((e) => e.delta)

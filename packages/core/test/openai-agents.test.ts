@@ -6,7 +6,7 @@ import { type CanonicalEvent, framed } from '../src/index.ts';
 import { createOpenAIAgentsDecoder, detectOpenAIAgents } from '../src/inputs/openai-agents.ts';
 import { createOpenAIResponsesDecoder } from '../src/inputs/openai-responses.ts';
 import { validate } from '../src/schema.ts';
-import { FIXTURES } from './helpers.ts';
+import { decodeChunks, FIXTURES, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 /** Real `run(agent, input, { stream: true })` streams of @openai/agents 0.20.0 (see the folder's README). */
@@ -14,13 +14,7 @@ const DIR = new URL('./fixtures/openai-agents/', import.meta.url).pathname;
 const CAPTURES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl'));
 const read = (file: string) => readFileSync(DIR + file, 'utf8');
 
-function decode(chunks: (string | Uint8Array)[]): CanonicalEvent[] {
-  const m = framed(createOpenAIAgentsDecoder({ runId: 'run', now: () => 0 }));
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
+const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'openai-agents');
 
 function decodeValues(values: unknown[]): CanonicalEvent[] {
   const d = createOpenAIAgentsDecoder({ runId: 'run', now: () => 0 });
@@ -32,8 +26,6 @@ function decodeValues(values: unknown[]): CanonicalEvent[] {
   return out;
 }
 
-const ofType = <T extends CanonicalEvent['type']>(events: CanonicalEvent[], t: T) =>
-  events.filter((e): e is Extract<CanonicalEvent, { type: T }> => e.type === t);
 const types = (events: CanonicalEvent[]) => events.map((e) => e.type);
 const text = (events: CanonicalEvent[]) =>
   ofType(events, 'text-delta')

@@ -14,6 +14,7 @@ import { type CanonicalEvent, createAiSdkEncoder, framed, pipe, sseFramer } from
 import { detectClaudeAgentSdk } from '../src/inputs/claude-agent-sdk.ts';
 import { createSmolagentsDecoder, detectSmolagents } from '../src/inputs/smolagents.ts';
 import { validate } from '../src/schema.ts';
+import { decodeChunks, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const DIR = new URL('./fixtures/smolagents/', import.meta.url).pathname;
@@ -32,17 +33,9 @@ const lines = (name: string): Msg[] =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
 
-function decode(chunks: (string | Uint8Array)[]): CanonicalEvent[] {
-  const m = framed(createSmolagentsDecoder({ runId: 'run', now: () => 0 }));
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
+const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'smolagents');
 
 const decodeLines = (values: unknown[]) => decode([values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n')]);
-const ofType = <T extends CanonicalEvent['type']>(events: CanonicalEvent[], type: T) =>
-  events.filter((e): e is Extract<CanonicalEvent, { type: T }> => e.type === type);
 
 function toAiSdk(chunks: (string | Uint8Array)[]): string {
   const m = pipe(pipe(framed(createSmolagentsDecoder({ runId: 'run', now: () => 0 })), createAiSdkEncoder()), sseFramer('ai-sdk'));
