@@ -263,8 +263,10 @@ describe('accumulator: snapshots, duplicates, durations', () => {
   });
 
   test('duplicates and events of another run are ignored (a resumed stream may repeat)', () => {
-    const once = createMessageAccumulator().applyAll(run).message;
-    const twice = createMessageAccumulator();
+    // A fixed client clock: receivedAt would otherwise differ between the two accumulators.
+    const now = () => 0;
+    const once = createMessageAccumulator({ now }).applyAll(run).message;
+    const twice = createMessageAccumulator({ now });
     for (let i = 0; i < run.length; i++) twice.applyAll(run.slice(0, i + 1));
     twice.apply({ ...run[5], runId: 'other', seq: 99 } as CanonicalEvent);
     assert.deepEqual(twice.message, once);
