@@ -1,57 +1,40 @@
 /**
  * The app shell: chats on the left (from `GET /api/chats`), the conversation in the middle, the
  * inspector on the right. The chat id lives in the URL (`/c/<chatId>`): a reload or a shared link
- * reopens the conversation from history (`GET /api/chats/:id/messages?protocol=ai-sdk`).
+ * reopens the conversation from history (`GET /api/chats/:id/messages?protocol=ai-sdk`) with the
+ * agent it was talking to (`GET /api/chats/:id`), and resumes its answer if one is still streaming.
+ *
+ * Below 900 px the sidebar is a drawer behind the header's "Chats" button; above, it can be hidden.
+ * Keyboard: a skip link to the message box, which has focus whenever a chat opens; Escape closes
+ * the inspector or the drawer (and, in the message box, stops the answer).
  */
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { AiSdkChat } from './chat/AiSdkChat.tsx';
-import { DEMO_AGENT, deleteChat, type Fetched, listAgents, listChats, loadHistory } from './lib/api.ts';
+import type { ComposerHandle } from './chat/Composer.tsx';
+import {
+  type ChatDetails,
+  DEMO_AGENT,
+  deleteChat,
+  type Fetched,
+  listAgents,
+  listChats,
+  loadChat,
+  loadHistory,
+  renameChat,
+} from './lib/api.ts';
 import { newId } from './lib/ids.ts';
 import { chatIdOf, chatPath, usePath } from './lib/route.ts';
+import { store, stored } from './lib/storage.ts';
 import type { AgentInfo, ChatMessage, ChatSummary, Mode } from './lib/types.ts';
+import { ChatList } from './shell/ChatList.tsx';
+import { Empty } from './shell/Empty.tsx';
 
 // Loaded on first use: the AG-UI client (rxjs, protobuf) and the inspector (the encoders) are most of the code.
 const AgUiChat = lazy(() => import('./chat/AgUiChat.tsx').then((m) => ({ default: m.AgUiChat })));
 const Inspector = lazy(() => import('./inspector/Inspector.tsx').then((m) => ({ default: m.Inspector })));
 
-function stored<T extends string>(key: string, fallback: T, allowed?: readonly T[]): T {
-  try {
-    const v = localStorage.getItem(key) as T | null;
-    if (v && (!allowed || allowed.includes(v))) return v;
-  } catch {
-    // storage disabled
-  }
-  return fallback;
-}
-
-function store(key: string, value: string): void {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // storage disabled
-  }
-}
-
-type History = { state: 'loading' } | { state: 'ready'; messages: ChatMessage[]; note?: string };
-
-function Empty({ agent }: { agent: AgentInfo }) {
-  return (
-    <div className="empty" data-testid="empty">
-      <h2>Switchboard</h2>
-      <p>
-        Chat with <b>{agent.name}</b>
-        {agent.description ? ` — ${agent.description}` : ''}.
-      </p>
-      {agent.name === 'demo' ? (
-        <p className="muted">
-          Try <code>hi</code>, <code>step</code>, <code>tool London</code>, <code>text hello **world**</code>, <code>code print(1)</code> or{' '}
-          <code>error</code>. A chart: <code>{'text <<{"type":"line","title":"demo","data":[1,3,2,5,4]}>>'}</code>
-        </p>
-      ) : null}
-    </div>
-  );
-}
+type History = { state: 'loading' } | { state: 'ready'; messages: ChatMessage[]; note?: string; details?: ChatDetails };
 
 export function App() {
   const [path, navigate] = usePath();
@@ -65,13 +48,20 @@ export function App() {
   const [mode, setMode] = useState<Mode>(() => stored<Mode>('switchboard.mode', 'ai-sdk', ['ai-sdk', 'ag-ui']));
   const [agents, setAgents] = useState<AgentInfo[]>([DEMO_AGENT]);
   const [agentsNote, setAgentsNote] = useState<string>();
-  const [agentName, setAgentName] = useState<string>(() => stored<string>('switchboard.agent', 'demo'));
+  // The agent of new chats (the last one picked); an existing chat keeps its own.
+  const [defaultAgent, setDefaultAgent] = useState<string>(() => stored<string>('switchboard.agent', 'demo'));
+  const [chatAgent, setChatAgent] = useState<string>();
   const [chats, setChats] = useState<Fetched<ChatSummary[]> | undefined>();
   const [history, setHistory] = useState<History>({ state: 'loading' });
   const [inspecting, setInspecting] = useState<{ messageId?: string } | null>(null);
   const [messagesForInspector, setMessagesForInspector] = useState<ChatMessage[]>([]);
+  const [drawer, setDrawer] = useState(false);
+  const [sidebarHidden, setSidebarHidden] = useState(false);
+  const [hasMessages, setHasMessages] = useState(false);
+  const composer = useRef<ComposerHandle>(null);
 
-  const agent = agents.find((a) => a.name === agentName) ?? agents.find((a) => a.name === 'demo') ?? agents[0];
+  const byName = (name: string | undefined) => agents.find((a) => a.name === name);
+  const agent = byName(chatAgent) ?? byName(defaultAgent) ?? byName('demo') ?? agents[0];
 
   useEffect(() => {
     void listAgents().then(({ agents, fallback }) => {
@@ -85,19 +75,23 @@ export function App() {
   }, []);
   useEffect(refreshChats, [refreshChats]);
 
-  // Load the conversation whenever the chat (URL) changes.
+  // Load the conversation (and the chat's agent, and whether its run still streams) when the URL changes.
   useEffect(() => {
     if (!urlChatId) {
+      adopted.current = undefined;
       setHistory({ state: 'ready', messages: [] });
+      setChatAgent(undefined);
       return;
     }
     if (urlChatId === adopted.current) return;
     adopted.current = undefined;
     let stop = false;
     setHistory({ state: 'loading' });
-    void loadHistory(urlChatId).then((h) => {
+    void Promise.all([loadHistory(urlChatId), loadChat(urlChatId)]).then(([h, d]) => {
       if (stop) return;
-      if (h.ok) setHistory({ state: 'ready', messages: h.data });
+      const details = d.ok ? d.data : undefined;
+      setChatAgent(typeof details?.chat.metadata?.agent === 'string' ? details.chat.metadata.agent : undefined);
+      if (h.ok) setHistory({ state: 'ready', messages: h.data, ...(details ? { details } : {}) });
       else
         setHistory({
           state: 'ready',
@@ -112,11 +106,40 @@ export function App() {
     };
   }, [urlChatId]);
 
+  const chatTitle = useMemo(() => {
+    if (!urlChatId) return 'New chat';
+    const listed = chats?.ok ? chats.data.find((c) => c.id === urlChatId)?.title : undefined;
+    return listed ?? (history.state === 'ready' ? history.details?.chat.title : undefined) ?? 'Chat';
+  }, [urlChatId, chats, history]);
+
   useEffect(() => {
-    window.__switchboard = { ...window.__switchboard, chatId, mode, historyState: history.state };
-  }, [chatId, mode, history.state]);
+    document.title = `${chatTitle} · Switchboard`;
+  }, [chatTitle]);
+
+  useEffect(() => {
+    window.__switchboard = { ...window.__switchboard, chatId, mode, historyState: history.state, agent: agent.name };
+  }, [chatId, mode, history.state, agent.name]);
+
+  // A chat that opens is ready to be typed into.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: on every chat or protocol switch, not only when history loads
+  useEffect(() => {
+    if (history.state === 'ready') composer.current?.focus();
+  }, [history.state, chatId, mode]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (drawer) setDrawer(false);
+      else if (inspecting) setInspecting(null);
+      else return;
+      composer.current?.focus();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [drawer, inspecting]);
 
   const onSend = useCallback(() => {
+    setHasMessages(true);
     if (urlChatId) return;
     adopted.current = chatId;
     navigate(chatPath(chatId), true);
@@ -129,9 +152,16 @@ export function App() {
     setMessagesForInspector((m) => [...m]);
   }, [refreshChats]);
 
+  const openChat = (id: string) => {
+    setInspecting(null);
+    setDrawer(false);
+    navigate(chatPath(id));
+  };
   const newChat = () => {
     setDraftId(newId());
     setInspecting(null);
+    setDrawer(false);
+    setHasMessages(false);
     navigate('/');
   };
 
@@ -152,10 +182,21 @@ export function App() {
   ) as ChatMessage | undefined;
 
   const Chat = mode === 'ag-ui' ? AgUiChat : AiSdkChat;
+  const ready = history.state === 'ready' ? history : undefined;
+  const chatHasRun = Boolean(urlChatId) || hasMessages;
   return (
-    <div className={`app${inspecting ? ' with-inspector' : ''}`}>
-      <nav className="sidebar">
-        <button type="button" className="new-chat" onClick={newChat} data-testid="new-chat">
+    <div className={`app${inspecting ? ' with-inspector' : ''}${drawer ? ' drawer-open' : ''}${sidebarHidden ? ' sidebar-hidden' : ''}`}>
+      <a className="skip-link" href="#composer-input">
+        Skip to the message box
+      </a>
+      <aside className="sidebar" id="sidebar" aria-label="Chats and settings">
+        <div className="brand">
+          <h1>Switchboard</h1>
+          <button type="button" className="icon-button drawer-close" aria-label="Close the chat list" onClick={() => setDrawer(false)}>
+            ✕
+          </button>
+        </div>
+        <button type="button" className="new-chat primary" onClick={newChat} data-testid="new-chat">
           + New chat
         </button>
         <label className="field">
@@ -163,8 +204,9 @@ export function App() {
           <select
             value={agent.name}
             onChange={(e) => {
-              setAgentName(e.target.value);
+              setDefaultAgent(e.target.value);
               store('switchboard.agent', e.target.value);
+              if (chatHasRun) setChatAgent(e.target.value);
             }}
             data-testid="agent-picker"
           >
@@ -195,74 +237,87 @@ export function App() {
             </label>
           ))}
         </fieldset>
-        <div className="chat-list" data-testid="chat-list">
-          <div className="muted small">Chats</div>
-          {chats === undefined ? <div className="muted small">Loading…</div> : null}
-          {chats && !chats.ok ? (
-            <div className="muted small">
-              {chats.missing ? 'No chat list on this server (GET /api/chats).' : `Chats unavailable: ${chats.message}`}
-            </div>
-          ) : null}
-          {chats?.ok && chats.data.length === 0 ? <div className="muted small">No chats yet.</div> : null}
-          {chats?.ok
-            ? chats.data.map((c) => (
-                <div key={c.id} className={`chat-item${c.id === chatId ? ' on' : ''}`}>
-                  <a
-                    href={chatPath(c.id)}
-                    onClick={(e) => {
-                      e.preventDefault();
-                      setInspecting(null);
-                      navigate(chatPath(c.id));
-                    }}
-                    title={c.updatedAt ? new Date(c.updatedAt).toLocaleString() : undefined}
-                  >
-                    {c.title || c.id}
-                  </a>
-                  <button
-                    type="button"
-                    className="link-button"
-                    aria-label={`Delete chat ${c.title ?? c.id}`}
-                    onClick={async () => {
-                      if (await deleteChat(c.id)) {
-                        if (c.id === chatId) newChat();
-                        refreshChats();
-                      }
-                    }}
-                  >
-                    ✕
-                  </button>
-                </div>
-              ))
-            : null}
-        </div>
-      </nav>
-      <main className="chat">
+        <ChatList
+          chats={chats}
+          currentId={chatId}
+          onOpen={openChat}
+          onRename={async (id, title) => {
+            const r = await renameChat(id, title);
+            refreshChats();
+            return r.ok;
+          }}
+          onDelete={async (id) => {
+            if (await deleteChat(id)) {
+              if (id === chatId) newChat();
+              refreshChats();
+            }
+          }}
+        />
+      </aside>
+      {drawer ? (
+        <button type="button" className="scrim" aria-label="Close the chat list" tabIndex={-1} onClick={() => setDrawer(false)} />
+      ) : null}
+      <main className="chat" id="main">
         <header className="chat-head">
-          <span className="muted small" data-testid="chat-id">
-            {urlChatId ? `chat ${urlChatId}` : 'new chat'} · {mode === 'ai-sdk' ? 'AI SDK' : 'AG-UI'} · {agent.name}
+          <button
+            type="button"
+            className="icon-button menu-button"
+            aria-label="Chats"
+            aria-controls="sidebar"
+            aria-expanded={drawer}
+            onClick={() => setDrawer(true)}
+            data-testid="open-sidebar"
+          >
+            ☰
+          </button>
+          <button
+            type="button"
+            className="icon-button sidebar-toggle"
+            aria-label={sidebarHidden ? 'Show the chat list' : 'Hide the chat list'}
+            aria-pressed={!sidebarHidden}
+            onClick={() => setSidebarHidden(!sidebarHidden)}
+          >
+            ☰
+          </button>
+          <h2 className="chat-title" data-testid="chat-title" title={urlChatId ? `chat ${urlChatId}` : undefined}>
+            {chatTitle}
+          </h2>
+          <span className="muted small chat-meta" data-testid="chat-id">
+            {agent.name} · {mode === 'ai-sdk' ? 'AI SDK' : 'AG-UI'}
           </span>
-          <button type="button" onClick={() => (inspecting ? setInspecting(null) : setInspecting({}))} data-testid="toggle-inspector">
+          <button type="button" className="icon-button mobile-new" onClick={newChat} aria-label="New chat" data-testid="new-chat-header">
+            +
+          </button>
+          <button
+            type="button"
+            onClick={() => (inspecting ? setInspecting(null) : setInspecting({}))}
+            data-testid="toggle-inspector"
+            aria-expanded={Boolean(inspecting)}
+          >
             {inspecting ? 'Hide inspector' : 'Inspector'}
           </button>
         </header>
-        {history.state === 'ready' && history.note ? (
+        {ready?.note ? (
           <div className="notice" data-testid="history-note">
-            {history.note}
+            {ready.note}
           </div>
         ) : null}
         <Suspense fallback={<div className="messages muted">Loading…</div>}>
-          {history.state === 'loading' ? (
+          {!ready ? (
             <div className="messages muted">Loading the conversation…</div>
           ) : (
             <Chat
               key={`${chatId}:${mode}`}
               chatId={chatId}
-              initialMessages={history.messages}
+              initialMessages={ready.messages}
+              {...(ready.details?.runningRunId ? { resumeRunId: ready.details.runningRunId } : {})}
               agent={agent.name}
               onSend={onSend}
+              onRunStart={refreshChats}
               onRunEnd={onRunEnd}
               onInspect={onInspect}
-              empty={<Empty agent={agent} />}
+              composerRef={composer}
+              empty={<Empty agent={agent} onPick={(text) => composer.current?.fill(text)} />}
             />
           )}
         </Suspense>
@@ -272,6 +327,7 @@ export function App() {
           <Inspector
             key={`${chatId}:${inspecting.messageId ?? ''}`}
             chatId={chatId}
+            hasRun={chatHasRun}
             {...(inspectedMessage ? { message: inspectedMessage } : {})}
             onClose={() => setInspecting(null)}
           />

@@ -22,6 +22,9 @@ before(async () => {
   await writeFile(join(dist, 'index.html'), '<!doctype html><title>built</title><script type="module" src="/assets/app-1.js"></script>');
   await writeFile(join(dist, 'assets', 'app-1.js'), 'console.log(1)');
   await writeFile(join(dist, 'assets', 'app-1.css'), 'body{}');
+  // What the build writes beside each asset (vite.config.ts): a Brotli and a gzip copy.
+  await writeFile(join(dist, 'assets', 'app-1.js.br'), 'BROTLI');
+  await writeFile(join(dist, 'assets', 'app-1.js.gz'), 'GZIP');
   secret = join(root, 'secret.txt');
   await writeFile(secret, 'do not serve');
 });
@@ -76,4 +79,23 @@ test('without a build, / serves the minimal page', async () => {
   assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'unsafe-inline'/);
   const none = app({ distDir: join(dist, 'missing'), fallbackPage: join(dist, 'missing.html') });
   assert.equal((await none.request('/')).status, 404);
+});
+
+test('precompressed assets for clients that accept them, the plain file for the others', async () => {
+  const a = app({ distDir: dist });
+  const br = await a.request('/assets/app-1.js', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  assert.equal(br.headers.get('content-encoding'), 'br');
+  assert.equal(br.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  assert.equal(br.headers.get('vary'), 'accept-encoding');
+  assert.equal(await br.text(), 'BROTLI');
+  const gz = await a.request('/assets/app-1.js', { headers: { 'accept-encoding': 'gzip, br;q=0' } });
+  assert.equal(gz.headers.get('content-encoding'), 'gzip');
+  assert.equal(await gz.text(), 'GZIP');
+  const plain = await a.request('/assets/app-1.js');
+  assert.equal(plain.headers.get('content-encoding'), null);
+  assert.equal(await plain.text(), 'console.log(1)');
+  // No copy on disk: the file as it is.
+  const css = await a.request('/assets/app-1.css', { headers: { 'accept-encoding': 'br' } });
+  assert.equal(css.headers.get('content-encoding'), null);
+  assert.equal(await css.text(), 'body{}');
 });

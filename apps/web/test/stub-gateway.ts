@@ -7,7 +7,8 @@
  *
  * Contracts (docs/web-ui.md):
  * - GET /api/agents → [{ name, description, framework }]
- * - GET /api/chats → [{ id, title, createdAt, updatedAt }], most recent first
+ * - GET /api/chats → [{ id, title, metadata: { agent }, createdAt, updatedAt }], most recent first
+ * - GET /api/chats/:id → { chat, runs } (no run ever stays running here); PATCH /api/chats/:id { title }
  * - GET /api/chats/:id/messages?protocol=ai-sdk → UIMessage[]; reasoning parts carry
  *   providerMetadata.switchboard.{variant, durationMs}; assistant messages metadata.switchboard.{runId, error}
  * - GET /api/chats/:id/messages?protocol=canonical → the chat's canonical events
@@ -30,6 +31,8 @@ import { mountWebApp } from '../../../packages/server/src/server/static.ts';
 interface StoredChat {
   id: string;
   title: string;
+  /** The agent of its latest run (what the gateway keeps in `metadata.agent`). */
+  metadata: { agent?: string };
   createdAt: number;
   updatedAt: number;
   /** Per run: the user message that started it and the run's canonical events. */
@@ -88,12 +91,13 @@ export async function startStubGateway(options: { delayMs?: number } = {}): Prom
   const app = new Hono();
   mountWebApp(app);
 
-  const chatFor = (id: string, title: string): StoredChat => {
+  const chatFor = (id: string, title: string, agent: string | undefined): StoredChat => {
     let chat = chats.get(id);
     if (!chat) {
-      chat = { id, title: title.slice(0, 60), createdAt: Date.now(), updatedAt: Date.now(), runs: [] };
+      chat = { id, title: title.slice(0, 60), metadata: {}, createdAt: Date.now(), updatedAt: Date.now(), runs: [] };
       chats.set(id, chat);
     }
+    if (agent) chat.metadata.agent = agent;
     chat.updatedAt = Date.now();
     return chat;
   };
@@ -119,6 +123,20 @@ export async function startStubGateway(options: { delayMs?: number } = {}): Prom
     ]),
   );
   app.get('/api/chats', (c) => c.json([...chats.values()].sort((a, b) => b.updatedAt - a.updatedAt).map(({ runs: _r, ...chat }) => chat)));
+  app.get('/api/chats/:id', (c) => {
+    const chat = chats.get(c.req.param('id'));
+    if (!chat) return c.json({ error: { message: 'no such chat' } }, 404);
+    const { runs: _r, ...rest } = chat;
+    return c.json({ chat: rest, runs: [] });
+  });
+  app.patch('/api/chats/:id', async (c) => {
+    const chat = chats.get(c.req.param('id'));
+    const body = (await c.req.json().catch(() => ({}))) as { title?: unknown };
+    if (!chat) return c.json({ error: { message: 'no such chat' } }, 404);
+    if (typeof body.title !== 'string' || !body.title.trim()) return c.json({ error: { message: 'expected { title }' } }, 400);
+    chat.title = body.title.trim();
+    return c.json({ chat });
+  });
   app.get('/api/chats/:id/messages', async (c) => {
     const chat = chats.get(c.req.param('id'));
     if (!chat) return c.json({ error: { message: 'no such chat' } }, 404);
@@ -137,7 +155,7 @@ export async function startStubGateway(options: { delayMs?: number } = {}): Prom
   app.post('/api/chat', async (c) => {
     const body = (await c.req.json()) as { id: string; messages: UIMessage[]; agent?: string };
     const user = body.messages.at(-1) as UIMessage;
-    const chat = chatFor(body.id, textOf(user as never));
+    const chat = chatFor(body.id, textOf(user as never), body.agent);
     return createSseResponse(runAgent(chat, user, c.req.raw.signal), 'ai-sdk');
   });
   app.post('/api/agui', async (c) => {
@@ -148,7 +166,8 @@ export async function startStubGateway(options: { delayMs?: number } = {}): Prom
     if (!input?.messages) return c.json({ error: { message: 'expected a RunAgentInput' } }, 400);
     const last = input.messages.at(-1) ?? { id: 'u', role: 'user', content: '' };
     const user: UIMessage = { id: last.id, role: 'user', parts: [{ type: 'text', text: last.content }] };
-    const chat = chatFor(input.threadId, last.content);
+    const props = (input as { forwardedProps?: { agent?: unknown } }).forwardedProps;
+    const chat = chatFor(input.threadId, last.content, typeof props?.agent === 'string' ? props.agent : undefined);
     return createSseResponse(runAgent(chat, user, c.req.raw.signal), 'ag-ui');
   });
   app.notFound((c) => c.json({ error: { message: `Not found: ${c.req.method} ${c.req.path}` } }, 404));

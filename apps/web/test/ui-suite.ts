@@ -34,7 +34,14 @@ interface Seen {
 }
 
 /** Routes that may not exist yet on this server; a 404 on them is reported as a todo, not a console error. */
-const OPTIONAL = [/^\/api\/agents$/, /^\/api\/chats$/, /^\/api\/chats\/[^/]+\/messages$/, /^\/api\/runs\/[^/]+\/events$/, /^\/api\/agui$/];
+const OPTIONAL = [
+  /^\/api\/agents$/,
+  /^\/api\/chats$/,
+  /^\/api\/chats\/[^/]+$/,
+  /^\/api\/chats\/[^/]+\/messages$/,
+  /^\/api\/runs\/[^/]+\/events$/,
+  /^\/api\/agui$/,
+];
 
 export interface SuiteServer {
   url: string;
@@ -152,6 +159,9 @@ export function uiSuite(label: string, start: () => Promise<SuiteServer>, option
               return `tool:${el.dataset.tool}:${el.dataset.state}`;
             case 'todos':
               return `todos:${[...el.querySelectorAll<HTMLElement>('li')].map((li) => li.dataset.status).join(',')}`;
+            case 'inline-error':
+              // Its text, not its actions (a live error offers Retry, a stored one does not).
+              return `inline-error:${el.querySelector('strong')?.textContent} ${el.querySelector('.error-text')?.textContent}`;
             default:
               return `${el.dataset.testid}:${(el.textContent ?? '').trim()}`;
           }
@@ -202,9 +212,9 @@ export function uiSuite(label: string, start: () => Promise<SuiteServer>, option
       return el && !el.open;
     });
     const thought = await page.textContent('[data-testid=reasoning][data-variant=thinking] .label');
-    assert.match(thought ?? '', /^Thought for \d+s$/);
+    assert.match(thought ?? '', /^Thought for \d+(\.\d)?s$/);
     const processed = await page.textContent('[data-testid=reasoning][data-variant=processing] .label');
-    assert.match(processed ?? '', /^Processed in \d+s$/);
+    assert.match(processed ?? '', /^Processed in \d+(\.\d)?s$/);
     assert.equal(await page.$eval('[data-testid=reasoning][data-variant=processing]', (el) => (el as HTMLDetailsElement).open), false);
 
     // The tool card: open it, see its input and output.
@@ -256,7 +266,7 @@ export function uiSuite(label: string, start: () => Promise<SuiteServer>, option
     assert.ok(!((await page.textContent(`${last} [data-testid=text-part]`)) ?? '').includes('<<{'), 'no raw placeholder');
 
     await send('code print("hi")');
-    assert.equal(await page.textContent(`${last} pre code`), 'print("hi")\n');
+    assert.equal(await page.textContent(`${last} [data-testid=code-block] pre code`), 'print("hi")');
 
     await send('error');
     assert.match((await page.textContent(`${last} [data-testid=inline-error]`)) ?? '', /failed on purpose/);
@@ -376,7 +386,7 @@ export function uiSuite(label: string, start: () => Promise<SuiteServer>, option
     await page.click(link);
     await page.waitForFunction((p) => location.pathname === p, chatPath);
     await page.waitForSelector('[data-role=assistant]');
-    assert.match((await page.textContent('[data-testid=chat-id]')) ?? '', new RegExp(id));
+    assert.match((await page.getAttribute('[data-testid=chat-title]', 'title')) ?? '', new RegExp(id));
     assert.ok((await blocks()).length >= 1, 'the conversation reopened from history');
   });
 

@@ -2,60 +2,104 @@
  * The chat over the AI SDK UI message stream: `useChat` with `DefaultChatTransport` against
  * `/api/chat`. The chosen agent travels in the request body (`agent`). Updates are throttled
  * (`experimental_throttle`), so a fast stream costs at most one React render per THROTTLE_MS.
- * When a run ends the conversation is re-read from history (when the server has it), so what the
- * page shows after the run is exactly what a reload shows — durations measured by the server.
+ *
+ * - Enter while an answer streams queues the message (`experimental_queue`): it is sent when the
+ *   answer ends.
+ * - Runs survive the page (run-control.ts): leaving the chat closes the stream, not the run;
+ *   reopening a chat whose run is still going resumes it (`resume`, `GET /api/chat/:id/stream`,
+ *   which replays the run from its start into the same message). Stop aborts the run explicitly.
+ * - A failed request offers Retry; the last answer Regenerate; the last user message Edit.
+ * - When a run ends the conversation is re-read from history (when the server has it), so what the
+ *   page shows after the run is exactly what a reload shows — durations measured by the server.
  */
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { tappedFetch } from '../inspector/tap.ts';
-import { loadHistory } from '../lib/api.ts';
+import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
 import { type ChatMessage, isRecord } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
+import type { ChatProps } from './chat-props.ts';
 import { readableError } from './errors.ts';
 import { MessageList } from './MessageList.tsx';
+import { useRunControl } from './run-control.ts';
 
 /** At most one render of the streaming message per this many ms. */
 export const THROTTLE_MS = 50;
-
-interface Props {
-  chatId: string;
-  initialMessages: ChatMessage[];
-  agent: string;
-  onSend: () => void;
-  onRunEnd: () => void;
-  onInspect: (messageId: string) => void;
-  empty: React.ReactNode;
-}
 
 function sameIds(a: readonly ChatMessage[], b: readonly ChatMessage[]): boolean {
   return a.length === b.length && a.every((m, i) => m.id === b[i].id);
 }
 
-export function AiSdkChat({ chatId, initialMessages, agent, onSend, onRunEnd, onInspect, empty }: Props) {
+function textOfQueued(m: { parts?: readonly { type: string; text?: string }[] }): string {
+  return (m.parts ?? []).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+export function AiSdkChat({
+  chatId,
+  initialMessages,
+  resumeRunId,
+  agent,
+  onSend,
+  onRunStart,
+  onRunEnd,
+  onInspect,
+  empty,
+  composerRef,
+}: ChatProps) {
   const agentRef = useRef(agent);
   agentRef.current = agent;
   const [statusLine, setStatusLine] = useState<string>();
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set());
+  const [sentCount, setSentCount] = useState(0);
+  const stopStream = useRef<() => void>(() => {});
+  const control = useRunControl(() => stopStream.current());
+  const onRun = control.onRun;
   const transport = useMemo(
-    () => new DefaultChatTransport({ api: '/api/chat', fetch: tappedFetch(chatId, 'ai-sdk'), body: () => ({ agent: agentRef.current }) }),
-    [chatId],
+    () =>
+      new DefaultChatTransport({
+        api: '/api/chat',
+        fetch: tappedFetch(chatId, 'ai-sdk', (runId) => {
+          onRun(runId);
+          onRunStart();
+        }),
+        headers: CONTINUE_ON_DISCONNECT,
+        body: () => ({ agent: agentRef.current }),
+      }),
+    [chatId, onRun, onRunStart],
   );
   const reconcile = useRef<(() => Promise<void>) | undefined>(undefined);
-  const { messages, sendMessage, status, error, stop, setMessages, clearError } = useChat({
+  const {
+    messages,
+    sendMessage,
+    regenerate,
+    status,
+    error,
+    stop,
+    setMessages,
+    clearError,
+    experimental_queuedMessages: queued,
+    experimental_removeQueuedMessage: removeQueued,
+  } = useChat({
     id: chatId,
     messages: initialMessages,
     transport,
     experimental_throttle: THROTTLE_MS,
+    experimental_queue: true,
+    // Reopened while its run goes on: replay it live.
+    resume: resumeRunId !== undefined,
     onData: (part) => {
       if (part.type === 'data-status' && isRecord(part.data))
         setStatusLine(typeof part.data.message === 'string' ? part.data.message : String(part.data.status ?? ''));
     },
     onFinish: () => {
       setStatusLine(undefined);
+      control.ended();
       void reconcile.current?.();
     },
   });
+  stopStream.current = () => void stop();
 
   const messagesRef = useRef(messages);
   messagesRef.current = messages;
@@ -68,7 +112,8 @@ export function AiSdkChat({ chatId, initialMessages, agent, onSend, onRunEnd, on
 
   useEffect(() => {
     window.__switchboard = { ...window.__switchboard, chatStatus: status };
-  }, [status]);
+    if (status === 'error') control.ended();
+  }, [status, control.ended]);
 
   const busy = status === 'submitted' || status === 'streaming';
   const last = messages.at(-1);
@@ -77,22 +122,44 @@ export function AiSdkChat({ chatId, initialMessages, agent, onSend, onRunEnd, on
     (text: string) => {
       clearError();
       onSend();
+      setSentCount((n) => n + 1);
       void sendMessage({ text });
     },
     [sendMessage, onSend, clearError],
   );
+  const onStop = () => {
+    if (liveId) setStopped((s) => new Set(s).add(liveId));
+    control.stop(status === 'streaming');
+  };
+  const actions = {
+    onRetry: () => {
+      clearError();
+      void regenerate();
+    },
+    onRegenerate: (messageId: string) => void regenerate({ messageId }),
+    onEdit: (messageId: string, text: string) => {
+      setSentCount((n) => n + 1);
+      void sendMessage({ text, messageId });
+    },
+  };
   return (
     <>
       <MessageList
         messages={messages}
+        busy={busy}
         {...(liveId ? { liveId } : {})}
         {...(status === 'error' && error ? { error: readableError(error) } : {})}
         {...(statusLine ? { status: statusLine } : {})}
+        stopped={stopped}
+        queued={queued.map((m) => ({ id: m.id, text: textOfQueued(m) }))}
+        onRemoveQueued={removeQueued}
         onInspect={onInspect}
+        actions={actions}
         empty={empty}
+        sentCount={sentCount}
         footer={status === 'submitted' && last?.role === 'user' ? <div className="status-line muted">Waiting for the agent…</div> : null}
       />
-      <Composer busy={busy} placeholder={`Message ${agent}`} onSend={send} onStop={() => void stop()} />
+      <Composer ref={composerRef} busy={busy} stopping={control.stopping} placeholder={`Message ${agent}`} onSend={send} onStop={onStop} />
     </>
   );
 }

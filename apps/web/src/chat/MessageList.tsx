@@ -1,68 +1,122 @@
 /**
- * The conversation. Only the message that changed re-renders (the others keep their object
- * identity in `useChat`'s state, and MessageView is memoized); the list keeps itself scrolled to
- * the bottom while it grows unless the reader scrolled up.
+ * The conversation. Only the message that changed re-renders (MessageView is memoized). It sticks
+ * to the bottom while an answer grows unless the reader scrolled up (`use-stick-to-bottom`); then a
+ * "Jump to latest" button brings it back, and sending a message always does. It is a `log` for
+ * screen readers, busy while an answer streams, so the answer is read once it is complete.
  */
-import { type ReactNode, useEffect, useLayoutEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useRef } from 'react';
+import { useStickToBottom } from 'use-stick-to-bottom';
 
 import type { ChatMessage } from '../lib/types.ts';
-import { MessageView } from '../render/Message.tsx';
+import { type MessageActions, MessageView, RequestError } from '../render/Message.tsx';
+
+/** A message waiting to be sent after the answer in progress. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+}
 
 interface Props {
   messages: readonly ChatMessage[];
   /** Id of the message that is streaming. */
   liveId?: string;
-  /** Error to show on the last assistant message. */
+  busy: boolean;
+  /** Error of the last request: shown on the last assistant message, or after the user's message. */
   error?: string;
   status?: string;
+  /** Messages the reader stopped. */
+  stopped?: ReadonlySet<string>;
+  queued?: readonly QueuedMessage[];
+  onRemoveQueued?: (id: string) => void;
   onInspect?: (messageId: string) => void;
+  actions?: MessageActions;
   empty?: ReactNode;
   footer?: ReactNode;
+  /** Changes whenever the reader sent something: scroll to it whatever the position. */
+  sentCount: number;
 }
 
-export function MessageList({ messages, liveId, error, status, onInspect, empty, footer }: Props) {
-  const box = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-
+export function MessageList({
+  messages,
+  liveId,
+  busy,
+  error,
+  status,
+  stopped,
+  queued,
+  onRemoveQueued,
+  onInspect,
+  actions,
+  empty,
+  footer,
+  sentCount,
+}: Props) {
+  const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({ initial: 'instant', resize: 'instant' });
+  const sent = useRef(sentCount);
   useEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const onScroll = () => {
-      stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    };
-    el.addEventListener('scroll', onScroll, { passive: true });
-    return () => el.removeEventListener('scroll', onScroll);
-  });
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll after every change of the list
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [messages, error]);
+    if (sent.current === sentCount) return;
+    sent.current = sentCount;
+    void scrollToBottom('instant');
+  }, [sentCount, scrollToBottom]);
 
   const last = messages.at(-1);
   const errorOnLast = error && last?.role === 'assistant' ? error : undefined;
+  const lastAssistant = messages.findLast((m) => m.role === 'assistant');
+  const lastUser = messages.findLast((m) => m.role === 'user');
   return (
-    <div className="messages" ref={box} data-testid="messages">
-      {messages.length === 0 ? empty : null}
-      {messages.map((m) => (
-        <MessageView
-          key={m.id}
-          message={m}
-          live={m.id === liveId}
-          {...(m === last && errorOnLast ? { error: errorOnLast } : {})}
-          {...(m.id === liveId && status ? { status } : {})}
-          {...(onInspect ? { onInspect } : {})}
-        />
-      ))}
-      {error && !errorOnLast ? (
-        <div className="msg assistant">
-          <div className="inline-error" role="alert" data-testid="inline-error">
-            <strong>Error</strong> {error}
-          </div>
+    <div className="messages-wrap">
+      <div className="messages" ref={scrollRef} data-testid="messages">
+        <div className="messages-inner" ref={contentRef} role="log" aria-label="Conversation" aria-busy={busy}>
+          {messages.length === 0 ? empty : null}
+          {messages.map((m) => {
+            const mine: MessageActions = {};
+            if (!busy && m === lastAssistant && actions?.onRegenerate) mine.onRegenerate = actions.onRegenerate;
+            if (!busy && m === last && errorOnLast && actions?.onRetry) mine.onRetry = actions.onRetry;
+            if (!busy && m === lastUser && actions?.onEdit) mine.onEdit = actions.onEdit;
+            return (
+              <MessageView
+                key={m.id}
+                message={m}
+                live={m.id === liveId}
+                {...(m === last && errorOnLast ? { error: errorOnLast } : {})}
+                {...(m.id === liveId && status ? { status } : {})}
+                {...(stopped?.has(m.id) ? { stopped: true } : {})}
+                {...(onInspect ? { onInspect } : {})}
+                actions={mine}
+              />
+            );
+          })}
+          {error && !errorOnLast ? (
+            <RequestError error={error} {...(actions?.onRetry && !busy ? { onRetry: actions.onRetry } : {})} />
+          ) : null}
+          {footer}
+          {queued?.length ? (
+            <ul className="queued" aria-label="Queued messages" data-testid="queued">
+              {queued.map((q) => (
+                <li key={q.id} className="msg user queued-item">
+                  <span className="user-text">{q.text}</span>
+                  <span className="muted small">queued</span>
+                  {onRemoveQueued ? (
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => onRemoveQueued(q.id)}
+                      aria-label={`Remove queued message: ${q.text}`}
+                    >
+                      Remove
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
-      ) : null}
-      {footer}
+      </div>
+      {isAtBottom ? null : (
+        <button type="button" className="jump" onClick={() => void scrollToBottom('instant')} data-testid="jump-to-latest">
+          ↓ Jump to latest
+        </button>
+      )}
     </div>
   );
 }

@@ -7,6 +7,8 @@
  * Immutable updates: each event replaces only the part it changes, so the renderer's per-part
  * memoization works exactly as with `useChat`.
  */
+import { applyJsonPatch, type JsonPatchOperation } from '@switchboard/client';
+
 import type { ChatMessage, LoosePart } from '../lib/types.ts';
 import { isRecord } from '../lib/types.ts';
 
@@ -39,7 +41,7 @@ export class AgUiMessageBuilder {
   status: string | undefined;
   private readonly byMessage = new Map<string, number>();
   private readonly byTool = new Map<string, { index: number; args: string }>();
-  private readonly state: Record<string, unknown> = {};
+  private state: Record<string, unknown> = {};
 
   constructor(fallbackId: string) {
     this.id = fallbackId;
@@ -148,20 +150,17 @@ export class AgUiMessageBuilder {
       }
       case 'STATE_SNAPSHOT':
         if (isRecord(e.snapshot)) {
-          for (const k of Object.keys(this.state)) delete this.state[k];
-          Object.assign(this.state, e.snapshot);
+          this.state = { ...e.snapshot };
           this.syncState();
         }
         return;
       case 'STATE_DELTA':
         if (Array.isArray(e.delta)) {
-          for (const op of e.delta) {
-            // Enough of JSON Patch for top-level members (what the encoder sends for todos).
-            if (!isRecord(op) || typeof op.path !== 'string') continue;
-            const key = op.path.split('/')[1];
-            if (key === undefined || op.path.split('/').length !== 2) continue;
-            if (op.op === 'remove') delete this.state[key];
-            else if (op.op === 'add' || op.op === 'replace') this.state[key] = op.value;
+          try {
+            const next = applyJsonPatch(this.state, e.delta as JsonPatchOperation[]);
+            if (isRecord(next)) this.state = next;
+          } catch {
+            // A patch that does not apply leaves the state as it was (AG-UI's own client does the same).
           }
           this.syncState();
         }

@@ -64,6 +64,16 @@ function matches(type: string, haystack: () => string, f: Filter): boolean {
   return type.toLowerCase().includes(needle) || haystack().toLowerCase().includes(needle);
 }
 
+/** What a frame is: its `type`, or what protocols without one call it (DSAgent's `metadata.message_type`, `event`). */
+export function frameType(r: Record<string, unknown>): string {
+  if (typeof r.type === 'string') return r.type;
+  const meta = r.metadata;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>).message_type === 'string')
+    return String((meta as Record<string, unknown>).message_type);
+  if (typeof r.event === 'string') return r.event;
+  return typeof r.role === 'string' ? r.role : 'frame';
+}
+
 const FrameList = memo(function FrameList({ frames }: { frames: object[] | undefined }) {
   if (!frames?.length) return <span className="muted">—</span>;
   return (
@@ -73,13 +83,24 @@ const FrameList = memo(function FrameList({ frames }: { frames: object[] | undef
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: frames of one event are positional
           <div key={i} className="frame" title={JSON.stringify(f)}>
-            <b>{String(r.type ?? '?')}</b> <span className="muted">{summary(r, new Set(['type']))}</span>
+            <b>{frameType(r)}</b> <span className="muted">{summary(r, new Set(['type']))}</span>
           </div>
         );
       })}
     </>
   );
 });
+
+/** A column header the reader can widen or narrow (drag its right edge). */
+function Th({ children, width }: { children: string; width?: string }) {
+  return (
+    <th scope="col">
+      <div className="resizable" style={width ? { width } : undefined}>
+        {children}
+      </div>
+    </th>
+  );
+}
 
 function CanonicalTable({ rows, filter }: { rows: Row[]; filter: Filter }) {
   const [limit, setLimit] = useState(PAGE);
@@ -94,28 +115,38 @@ function CanonicalTable({ rows, filter }: { rows: Row[]; filter: Filter }) {
       <table className="inspector-table" data-testid="canonical-table">
         <thead>
           <tr>
-            <th>seq</th>
-            <th>+ms</th>
-            <th>canonical</th>
+            <Th width="3em">seq</Th>
+            <Th width="4em">+ms</Th>
+            <Th width="22em">canonical</Th>
             {ENCODED_PROTOCOLS.map((p) => (
-              <th key={p}>{p}</th>
+              <Th key={p} width="16em">
+                {p}
+              </Th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {visible.slice(0, limit).map((r, i) => {
+          {visible.slice(0, limit).flatMap((r, i) => {
             const prev = i > 0 ? visible[i - 1].event.ts : t0;
-            return (
-              <tr
-                key={r.event.seq}
-                className={`cat-${categoryOf(r.event.type)}`}
-                onClick={() => setOpen(open === r.event.seq ? null : r.event.seq)}
-              >
-                <td>{r.event.seq}</td>
+            const toggle = () => setOpen(open === r.event.seq ? null : r.event.seq);
+            const row = (
+              <tr key={r.event.seq} className={`cat-${categoryOf(r.event.type)}${open === r.event.seq ? ' open' : ''}`} onClick={toggle}>
+                <td>
+                  <button
+                    type="button"
+                    className="row-toggle"
+                    aria-expanded={open === r.event.seq}
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      toggle();
+                    }}
+                  >
+                    {r.event.seq}
+                  </button>
+                </td>
                 <td title={`+${r.event.ts - prev} ms after the previous row`}>{r.event.ts - t0}</td>
                 <td>
                   <b data-testid="event-type">{r.event.type}</b> <span className="muted">{summary(r.event)}</span>
-                  {open === r.event.seq ? <pre className="event-json">{json(r.event)}</pre> : null}
                 </td>
                 {ENCODED_PROTOCOLS.map((p) => (
                   <td key={p}>
@@ -125,6 +156,27 @@ function CanonicalTable({ rows, filter }: { rows: Row[]; filter: Filter }) {
                 ))}
               </tr>
             );
+            if (open !== r.event.seq) return [row];
+            // The full JSON gets the width of the table, the event beside each protocol's frames.
+            return [
+              row,
+              <tr key={`${r.event.seq}-json`} className="json-row">
+                <td colSpan={3 + ENCODED_PROTOCOLS.length}>
+                  <div className="json-columns">
+                    <section>
+                      <h4>canonical</h4>
+                      <pre className="event-json">{json(r.event)}</pre>
+                    </section>
+                    {ENCODED_PROTOCOLS.map((p) => (
+                      <section key={p}>
+                        <h4>{p}</h4>
+                        <pre className="event-json">{json(r.frames[p])}</pre>
+                      </section>
+                    ))}
+                  </div>
+                </td>
+              </tr>,
+            ];
           })}
         </tbody>
       </table>
@@ -165,7 +217,7 @@ function LiveTable({ run, filter }: { run: LiveRun; filter: Filter; version: num
   const shown: number[] = [];
   let total = 0;
   for (let i = 0; i < frames.length; i++) {
-    const type = String(get(i).type ?? '?');
+    const type = frameType(get(i));
     if (!matches(type, () => frames[i].data, filter)) continue;
     total++;
     if (shown.length < limit) shown.push(i);
@@ -180,22 +232,22 @@ function LiveTable({ run, filter }: { run: LiveRun; filter: Filter; version: num
       <table className="inspector-table" data-testid="live-table">
         <thead>
           <tr>
-            <th>#</th>
-            <th>+ms</th>
-            <th>id</th>
-            <th>{run.protocol} frame as received</th>
+            <Th width="3em">#</Th>
+            <Th width="5em">+ms</Th>
+            <Th width="4em">id</Th>
+            <Th width="40em">{`${run.protocol} frame as received`}</Th>
           </tr>
         </thead>
         <tbody>
           {shown.map((i) => {
             const v = get(i);
             return (
-              <tr key={i} className={`cat-${categoryOf(String(v.type ?? ''))}`}>
+              <tr key={i} className={`cat-${categoryOf(frameType(v))}`}>
                 <td>{i}</td>
                 <td>{frames[i].t.toFixed(1)}</td>
                 <td className="muted">{frames[i].id ?? ''}</td>
                 <td>
-                  <b>{String(v.type ?? '?')}</b> <span className="muted">{summary(v, new Set(['type']))}</span>
+                  <b>{frameType(v)}</b> <span className="muted">{summary(v, new Set(['type']))}</span>
                 </td>
               </tr>
             );
@@ -213,12 +265,14 @@ function LiveTable({ run, filter }: { run: LiveRun; filter: Filter; version: num
 
 interface Props {
   chatId: string;
+  /** The chat has been sent something (before that there is no run to look for). */
+  hasRun: boolean;
   /** The message whose run to show; the chat's latest run when absent. */
   message?: ChatMessage;
   onClose: () => void;
 }
 
-export function Inspector({ chatId, message, onClose }: Props) {
+export function Inspector({ chatId, hasRun, message, onClose }: Props) {
   const { version } = useLiveRuns();
   const live = (message ? liveRunFor(message.id) : undefined) ?? (message ? undefined : latestLiveRun(chatId));
   const [canonical, setCanonical] = useState<Canonical>({ state: 'idle' });
@@ -232,6 +286,10 @@ export function Inspector({ chatId, message, onClose }: Props) {
 
   useEffect(() => {
     if (!liveDone) return;
+    if (!hasRun && !message) {
+      setCanonical({ state: 'idle' });
+      return;
+    }
     let stop = false;
     setCanonical({ state: 'loading' });
     (async () => {
@@ -259,19 +317,19 @@ export function Inspector({ chatId, message, onClose }: Props) {
     return () => {
       stop = true;
     };
-  }, [chatId, message, liveDone, liveRunId]);
+  }, [chatId, hasRun, message, liveDone, liveRunId]);
 
   const rows = useMemo(() => (canonical.state === 'ok' ? encodeRun(canonical.events) : []), [canonical]);
   const current = canonical.state !== 'ok' && live && tab === 'canonical' ? 'live' : tab;
 
   return (
-    <aside className="inspector" data-testid="inspector">
+    <aside className="inspector" data-testid="inspector" aria-label="Stream inspector">
       <header className="inspector-head">
-        <strong>Inspector</strong>
+        <h2>Inspector</h2>
         <span className="muted small">
           {canonical.state === 'ok' ? `run ${canonical.runId}` : message ? `message ${message.id}` : `chat ${chatId}`}
         </span>
-        <button type="button" className="link-button" onClick={onClose} aria-label="Close the inspector">
+        <button type="button" className="icon-button" onClick={onClose} aria-label="Close the inspector (Escape)">
           ✕
         </button>
       </header>
@@ -297,6 +355,7 @@ export function Inspector({ chatId, message, onClose }: Props) {
       <div className="filters">
         <input
           type="search"
+          aria-label="Filter events by type or content"
           placeholder="Filter by type or content"
           value={text}
           onChange={(e) => setText(e.target.value)}
@@ -362,6 +421,10 @@ export function Inspector({ chatId, message, onClose }: Props) {
         ) : canonical.state === 'unavailable' ? (
           <div className="notice" data-testid="inspector-unavailable">
             {canonical.message}
+          </div>
+        ) : canonical.state === 'idle' ? (
+          <div className="notice" data-testid="inspector-empty">
+            Nothing to inspect yet: send a message, and its run shows here as it streams.
           </div>
         ) : (
           <div className="muted">{live && !live.done ? 'The run is streaming; its canonical events load when it ends.' : 'Loading…'}</div>

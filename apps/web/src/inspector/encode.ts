@@ -1,11 +1,9 @@
 /**
  * Canonical events → each protocol's frames, in the browser, with the same encoders the server
- * uses (packages/core/src/outputs). The inspector shows every canonical event beside the frames it
+ * uses (`@switchboard/core`'s PROTOCOLS). The inspector shows every canonical event beside the frames it
  * became in each protocol.
  */
-import type { CanonicalEvent as CoreEvent } from '../../../../packages/core/src/model/events.ts';
-import { PROTOCOLS } from '../../../../packages/core/src/outputs/index.ts';
-import type { CanonicalEvent } from '../lib/types.ts';
+import { type CanonicalEvent, PROTOCOLS } from '@switchboard/core';
 
 export const ENCODED_PROTOCOLS = (Object.keys(PROTOCOLS) as (keyof typeof PROTOCOLS)[]).filter((p) => p !== 'canonical');
 export type EncodedProtocol = (typeof ENCODED_PROTOCOLS)[number];
@@ -24,7 +22,7 @@ export function encodeRun(events: readonly CanonicalEvent[]): Row[] {
     const machine = PROTOCOLS[protocol].create({});
     for (const row of rows) {
       try {
-        row.frames[protocol] = machine.push(row.event as unknown as CoreEvent) as object[];
+        row.frames[protocol] = machine.push(row.event) as object[];
       } catch (err) {
         row.frames[protocol] = [];
         row.errors = { ...row.errors, [protocol]: (err as Error).message };

@@ -4,6 +4,8 @@
  * their raw `data:` text and parsed only when the inspector looks at them, so tapping a 20,000-delta
  * stream costs one string per frame.
  */
+
+import { createSseFrameParser } from '@switchboard/client';
 import { useSyncExternalStore } from 'react';
 
 import { paced } from '../lib/pacing.ts';
@@ -82,7 +84,7 @@ function learn(run: LiveRun, data: string): void {
     } catch {
       // a malformed frame: the inspector shows it as it came
     }
-  } else if (run.protocol === 'ag-ui' && !run.runId && data.includes('"RUN_STARTED"')) {
+  } else if (run.protocol === 'ag-ui' && !run.messageId && data.includes('"RUN_STARTED"')) {
     try {
       const ev = JSON.parse(data) as { type?: string; runId?: string; metadata?: Record<string, { messageId?: string }> };
       if (ev.type === 'RUN_STARTED') {
@@ -95,36 +97,23 @@ function learn(run: LiveRun, data: string): void {
   }
 }
 
-/** Reads an SSE body and records its frames into `run`. */
+/** Reads an SSE body and records its frames into `run` (the SSE parser of @switchboard/client). */
 async function record(run: LiveRun, body: ReadableStream<Uint8Array>, t0: number): Promise<void> {
   const reader = body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).getReader();
-  let buffer = '';
-  const flush = (block: string) => {
-    let data: string[] | undefined;
-    let id: string | undefined;
-    for (const line of block.split(/\r\n|\r|\n/)) {
-      if (line.startsWith('data:')) {
-        data ??= [];
-        data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-      } else if (line.startsWith('id:')) id = line.slice(line.startsWith('id: ') ? 4 : 3);
-    }
-    if (!data) return;
-    const text = data.join('\n');
-    if (run.frames.length < MAX_FRAMES)
-      run.frames.push(id === undefined ? { t: performance.now() - t0, data: text } : { t: performance.now() - t0, id, data: text });
-    learn(run, text);
-  };
+  const parser = createSseFrameParser({
+    frame({ data, id }) {
+      if (run.frames.length < MAX_FRAMES)
+        run.frames.push(id === undefined ? { t: performance.now() - t0, data } : { t: performance.now() - t0, id, data });
+      learn(run, data);
+    },
+  });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      buffer += value;
-      const blocks = buffer.split(/\r\n\r\n|\n\n|\r\r/);
-      buffer = blocks.pop() ?? '';
-      for (const block of blocks) flush(block);
+      parser.feed(value);
       notifySoon();
     }
-    if (buffer.trim()) flush(buffer);
   } catch (err) {
     run.error = (err as Error).message;
   } finally {
@@ -134,11 +123,12 @@ async function record(run: LiveRun, body: ReadableStream<Uint8Array>, t0: number
 }
 
 /**
- * A `fetch` for a chat transport that tees SSE responses into a new live run of `chatId`.
+ * A `fetch` for a chat transport that tees SSE responses into a new live run of `chatId`, and tells
+ * `onRun` the run id the gateway answered with (`x-switchboard-run-id`).
  * Non-SSE responses (errors) are recorded by status only. The body is paced (lib/pacing.ts): a
  * fast stream is processed a slice per task, never in one long task.
  */
-export function tappedFetch(chatId: string, protocol: Mode): typeof fetch {
+export function tappedFetch(chatId: string, protocol: Mode, onRun?: (runId: string | undefined) => void): typeof fetch {
   return async (input, init) => {
     const t0 = performance.now();
     const run: LiveRun = { key: nextKey++, chatId, protocol, startedAt: Date.now(), frames: [], done: false };
@@ -154,6 +144,10 @@ export function tappedFetch(chatId: string, protocol: Mode): typeof fetch {
       throw err;
     }
     run.status = res.status;
+    // The gateway names the run in a header: Stop can abort it before any frame arrived.
+    const runId = res.headers.get('x-switchboard-run-id') ?? undefined;
+    if (runId) run.runId = runId;
+    if (res.ok) onRun?.(runId);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok || !res.body || !type.includes('text/event-stream')) {
       run.done = true;

@@ -79,6 +79,53 @@ export async function deleteChat(chatId: string): Promise<boolean> {
   }
 }
 
+/** `PATCH /api/chats/:id` `{ title }`. */
+export async function renameChat(chatId: string, title: string): Promise<Fetched<unknown>> {
+  return getJson<unknown>(`/api/chats/${encodeURIComponent(chatId)}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
+}
+
+/** A chat as `GET /api/chats/:id` gives it: its title, its agent, and the run in progress if any. */
+export interface ChatDetails {
+  chat: ChatSummary;
+  /** The id of the chat's run still streaming (resume it on reopen). */
+  runningRunId?: string;
+}
+
+/** `GET /api/chats/:id` → `{ chat, runs }`. */
+export async function loadChat(chatId: string): Promise<Fetched<ChatDetails>> {
+  const r = await getJson<unknown>(`/api/chats/${encodeURIComponent(chatId)}`);
+  if (!r.ok) return r;
+  const chat =
+    isRecord(r.data) && isRecord(r.data.chat) && typeof r.data.chat.id === 'string' ? (r.data.chat as unknown as ChatSummary) : undefined;
+  if (!chat) return { ok: false, status: 200, missing: false, message: 'the chat is not an object with an id' };
+  const runs = isRecord(r.data) && Array.isArray(r.data.runs) ? r.data.runs : [];
+  const running = runs.findLast((run): run is { id: string } => isRecord(run) && run.status === 'running' && typeof run.id === 'string');
+  return { ok: true, data: running ? { chat, runningRunId: running.id } : { chat } };
+}
+
+/**
+ * `POST /api/runs/:runId/abort`: the explicit Stop. The UI's requests ask the server to keep a run
+ * going when the page leaves (`x-switchboard-on-disconnect: continue`), so closing the stream does
+ * not stop it; this does. False when the server has no such route (the caller then closes the stream).
+ */
+export async function abortRun(runId: string): Promise<boolean> {
+  try {
+    const res = await fetch(`/api/runs/${encodeURIComponent(runId)}/abort`, { method: 'POST' });
+    await res.body?.cancel();
+    // 409: it has ended already, which is what Stop wanted.
+    return res.ok || res.status === 409;
+  } catch {
+    return false;
+  }
+}
+
+/** The header that keeps a run going when its request goes away (see chat.ts in the server). */
+export const CONTINUE_ON_DISCONNECT = { 'x-switchboard-on-disconnect': 'continue' } as const;
+
 /** `GET /api/chats/:id/messages?protocol=ai-sdk`: the conversation as AI SDK UIMessages. */
 export async function loadHistory(chatId: string): Promise<Fetched<ChatMessage[]>> {
   const r = await getJson<unknown>(`/api/chats/${encodeURIComponent(chatId)}/messages?protocol=ai-sdk`);
@@ -91,8 +138,9 @@ export async function loadHistory(chatId: string): Promise<Fetched<ChatMessage[]
   return { ok: true, data: messages };
 }
 
+/** Enough of a canonical event to show it; the inspector's encoders read the rest. */
 function isEvent(e: unknown): e is CanonicalEvent {
-  return isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number';
+  return isRecord(e) && typeof e.type === 'string' && typeof e.seq === 'number' && typeof e.ts === 'number';
 }
 
 /** `GET /api/runs/:runId/events`: a run's canonical events in seq order. */

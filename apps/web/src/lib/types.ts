@@ -3,7 +3,10 @@
  * or built from AG-UI events by chat/agui.ts). Kept loose on purpose: a part the UI does not know is
  * shown as JSON, never dropped.
  */
+import type { CanonicalEvent } from '@switchboard/core';
 import type { UIMessage } from 'ai';
+
+export type { CanonicalEvent };
 
 export type ChatMessage = UIMessage;
 export type Part = ChatMessage['parts'][number];
@@ -28,19 +31,17 @@ export interface AgentInfo {
   framework?: string;
 }
 
-/** A stored conversation (`GET /api/chats`). */
+/** A stored conversation (`GET /api/chats`); `metadata.agent` is the agent of its latest run. */
 export interface ChatSummary {
   id: string;
   title?: string;
   createdAt?: number;
   updatedAt?: number;
+  metadata?: { agent?: string } & Record<string, unknown>;
 }
 
 /** Which wire protocol the chat pane speaks. */
 export type Mode = 'ai-sdk' | 'ag-ui';
-
-/** A canonical event as `/api/runs/:id/events` returns it (see docs/events.md). */
-export type CanonicalEvent = { type: string; runId: string; seq: number; ts: number } & Record<string, unknown>;
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

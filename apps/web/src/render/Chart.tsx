@@ -47,12 +47,24 @@ function Plot({ spec }: { spec: ChartSpec }) {
       <text x={PAD.l - 4} y={sy(y0)} textAnchor="end" className="tick">
         {fmt(y0)}
       </text>
-      <text x={PAD.l} y={H - 8} className="tick">
-        {fmtX(x0, spec.time)}
-      </text>
-      <text x={W - PAD.r} y={H - 8} textAnchor="end" className="tick">
-        {fmtX(x1, spec.time)}
-      </text>
+      {spec.kind === 'bar' && n <= 24 ? (
+        // Bars are categories: each one gets its own label, under it.
+        spec.series[0].points.map((p, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: points have no identity of their own
+          <text key={i} x={PAD.l + i * slot + slot / 2} y={H - 8} textAnchor="middle" className="tick">
+            {spec.series[0].labels?.[i] || fmtX(p[0], spec.time)}
+          </text>
+        ))
+      ) : (
+        <>
+          <text x={PAD.l} y={H - 8} className="tick">
+            {fmtX(x0, spec.time)}
+          </text>
+          <text x={W - PAD.r} y={H - 8} textAnchor="end" className="tick">
+            {fmtX(x1, spec.time)}
+          </text>
+        </>
+      )}
       {spec.series.map((s, si) =>
         spec.kind === 'bar' ? (
           <g key={s.name} fill={COLORS[si % COLORS.length]}>

@@ -8,10 +8,13 @@
  * - The duration is the one the server stored (`providerMetadata.switchboard.durationMs`) when there
  *   is one, so a reloaded conversation says the same; while streaming it is measured here.
  * - From history (never seen streaming) it starts collapsed.
+ * - A block with no text (OpenAI's hidden reasoning, Anthropic's signature-only thinking) shows its
+ *   live timer while it streams and nothing once it ended: an expander that opens to nothing is noise.
+ * - While it streams, its text pane follows the newest line.
  */
-import { memo, useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 
-import { liveSeconds, seconds } from '../lib/format.ts';
+import { duration, liveSeconds } from '../lib/format.ts';
 import type { Variant } from '../lib/types.ts';
 
 export const COLLAPSE_DELAY_MS = 500;
@@ -65,12 +68,21 @@ export const Reasoning = memo(function Reasoning({ text, variant, live, storedMs
     if (hasNewerBlock) setAutoOpen(false);
   }, [hasNewerBlock]);
 
+  const pane = useRef<HTMLDivElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follow the text as it grows
+  useLayoutEffect(() => {
+    const el = pane.current;
+    if (live && el) el.scrollTop = el.scrollHeight;
+  }, [text, live]);
+
   const open = manual ?? autoOpen;
+  const empty = text.trim() === '';
+  if (empty && !live) return null;
   const processing = variant === 'processing';
   const durationMs = storedMs ?? measuredMs;
   let label: string;
   if (live) label = processing ? 'Processing…' : 'Thinking…';
-  else if (durationMs !== undefined) label = processing ? `Processed in ${seconds(durationMs)}s` : `Thought for ${seconds(durationMs)}s`;
+  else if (durationMs !== undefined) label = processing ? `Processed in ${duration(durationMs)}` : `Thought for ${duration(durationMs)}`;
   else label = processing ? 'Processed' : 'Thought';
 
   return (
@@ -91,8 +103,11 @@ export const Reasoning = memo(function Reasoning({ text, variant, live, storedMs
         </span>
         <span className="label">{label}</span>
         {live && startedAt.current !== null ? <LiveTimer since={startedAt.current} /> : null}
+        {empty ? null : <span className="chevron" aria-hidden />}
       </summary>
-      <div className="reasoning-text">{text}</div>
+      <div className="reasoning-text" ref={pane}>
+        {text}
+      </div>
     </details>
   );
 });

@@ -1,8 +1,9 @@
-/** Todos, usage, sources, citations, files and the other small blocks of an assistant message. */
-import { memo } from 'react';
+/** Todos, usage, sources, files and the other small blocks of an assistant message. */
+import { memo, type ReactNode } from 'react';
 
 import { json } from '../lib/format.ts';
 import { isRecord, type Todo } from '../lib/types.ts';
+import type { SourceEntry } from './citations.ts';
 
 const MARK: Record<string, string> = { completed: '☑', in_progress: '◐', cancelled: '☒', pending: '☐' };
 
@@ -48,7 +49,9 @@ const USAGE_FIELDS: [string, string][] = [
 export const Usage = memo(function Usage({ data }: { data: unknown }) {
   if (!isRecord(data)) return null;
   const bits: string[] = [];
-  for (const [k, label] of USAGE_FIELDS) if (typeof data[k] === 'number') bits.push(`${(data[k] as number).toLocaleString()} ${label}`);
+  // A zero says nothing ("0 cache read"): only counts that happened.
+  for (const [k, label] of USAGE_FIELDS)
+    if (typeof data[k] === 'number' && data[k] !== 0) bits.push(`${(data[k] as number).toLocaleString()} ${label}`);
   if (typeof data.costUsd === 'number') bits.push(`$${data.costUsd.toFixed(4)}`);
   if (typeof data.durationMs === 'number') bits.push(`${(data.durationMs / 1000).toFixed(1)}s`);
   if (!bits.length) return null;
@@ -59,58 +62,28 @@ export const Usage = memo(function Usage({ data }: { data: unknown }) {
   );
 });
 
-export interface SourceView {
-  id: string;
-  url?: string;
-  title?: string;
-}
-
-export function Sources({ sources }: { sources: SourceView[] }) {
-  if (!sources.length) return null;
+/** The message's one numbered source list; citation marker n links to entry n (`#<idPrefix>-<n>`). */
+export function SourceList({ entries, idPrefix }: { entries: readonly SourceEntry[]; idPrefix: string }) {
+  if (!entries.length) return null;
   return (
-    <div className="sources" data-testid="sources">
-      <div className="muted">Sources</div>
+    <section className="sources" data-testid="sources" aria-label="Sources">
+      <h3 className="sources-head">Sources</h3>
       <ol>
-        {sources.map((s) => (
-          <li key={s.id}>
+        {entries.map((s) => (
+          <li key={s.n} id={`${idPrefix}-${s.n}`} value={s.n} tabIndex={-1} data-source={s.n}>
             {s.url ? (
               <a href={s.url} target="_blank" rel="noopener noreferrer nofollow">
-                {s.title || s.url}
+                {s.title || s.host || s.url}
               </a>
             ) : (
-              <span>{s.title || s.id}</span>
+              <span>{s.title}</span>
             )}
+            {s.host && s.title && s.title !== s.host ? <span className="muted small"> · {s.host}</span> : null}
+            {s.count > 1 ? <span className="muted small"> · {s.count} results</span> : null}
           </li>
         ))}
       </ol>
-    </div>
-  );
-}
-
-interface CitationLike {
-  source?: { url?: string; title?: string; id?: string };
-  citedText?: string;
-}
-
-export function Citations({ citations }: { citations: unknown[] }) {
-  const list = citations.filter((c): c is CitationLike => isRecord(c));
-  if (!list.length) return null;
-  return (
-    <ol className="citations" data-testid="citations">
-      {list.map((c, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: citations are positional
-        <li key={i}>
-          {c.source?.url ? (
-            <a href={c.source.url} target="_blank" rel="noopener noreferrer nofollow">
-              {c.source.title || c.source.url}
-            </a>
-          ) : (
-            <span>{c.source?.title ?? 'source'}</span>
-          )}
-          {c.citedText ? <q className="muted">{c.citedText}</q> : null}
-        </li>
-      ))}
-    </ol>
+    </section>
   );
 }
 
@@ -134,15 +107,18 @@ export function JsonBlock({ label, value }: { label: string; value: unknown }) {
   return (
     <details className="json-block" data-testid="json-block">
       <summary className="muted">{label}</summary>
-      <pre>{json(value)}</pre>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <pre tabIndex={0}>{json(value)}</pre>
     </details>
   );
 }
 
-export function InlineError({ title = 'Error', text }: { title?: string; text: string }) {
+/** An error on a message; `children` are its actions (Retry). */
+export function InlineError({ title = 'Error', text, children }: { title?: string; text: string; children?: ReactNode }) {
   return (
     <div className="inline-error" role="alert" data-testid="inline-error">
-      <strong>{title}</strong> {text}
+      <strong>{title}</strong> <span className="error-text">{text}</span>
+      {children ? <span className="error-actions">{children}</span> : null}
     </div>
   );
 }

@@ -9,6 +9,8 @@ import { isRecord } from '../lib/types.ts';
 export interface Series {
   name: string;
   points: [number, number][];
+  /** Category names of the points, when the data named them (`[["Mon", 3], …]`, `{label, value}`): the bar labels. */
+  labels?: string[];
 }
 
 export interface ChartSpec {
@@ -65,26 +67,34 @@ function num(v: unknown): number | undefined {
   return undefined;
 }
 
-/** Points from `[y, …]`, `[[x, y], …]` or `[{x, y}, …]` (also `{t|time|timestamp, value|v}`). */
-function pointsOf(v: unknown): [number, number][] | undefined {
+/** Points from `[y, …]`, `[[x, y], …]` or `[{x, y}, …]` (also `{t|time|timestamp, value|v}`); a non-numeric x is a category. */
+function pointsOf(v: unknown): ([number, number][] & { labels?: string[] }) | undefined {
   if (!Array.isArray(v)) return undefined;
-  const out: [number, number][] = [];
+  const out: [number, number][] & { labels?: string[] } = [];
+  const labels: string[] = [];
   v.forEach((p, i) => {
     let x: number | undefined;
     let y: number | undefined;
+    let category: unknown;
     if (Array.isArray(p)) {
       x = num(p[0]);
       y = num(p[1]);
+      if (x === undefined && typeof p[0] === 'string') category = p[0];
     } else if (isRecord(p)) {
       x = num(p.x ?? p.t ?? p.time ?? p.timestamp ?? p.date ?? p.label);
       y = num(p.y ?? p.value ?? p.v ?? p.count);
-      if (x === undefined && (p.label !== undefined || p.name !== undefined)) x = i;
+      if (x === undefined) category = [p.label, p.name, p.x, p.category].find((c) => typeof c === 'string');
     } else {
       x = i;
       y = num(p);
     }
-    if (x !== undefined && y !== undefined) out.push([x, y]);
+    if (x === undefined && typeof category === 'string') x = out.length;
+    if (x !== undefined && y !== undefined) {
+      out.push([x, y]);
+      labels.push(typeof category === 'string' ? category : '');
+    }
   });
+  if (labels.some((l) => l !== '')) out.labels = labels;
   return out;
 }
 
@@ -115,7 +125,7 @@ export function seriesOf(data: unknown): Series[] {
       data.every((d) => isRecord(d) && (Array.isArray(d.points) || Array.isArray(d.data) || Array.isArray(d.values)))
     )
       return data.flatMap((d, i) => seriesFrom(d as Record<string, unknown>, `series ${i + 1}`));
-    return [{ name: 'value', points: direct }];
+    return [{ name: 'value', points: direct, ...(direct.labels ? { labels: direct.labels } : {}) }];
   }
   if (Array.isArray(data)) return data.flatMap((d, i) => (isRecord(d) ? seriesFrom(d, `series ${i + 1}`) : []));
   if (!isRecord(data)) return [];
@@ -129,7 +139,7 @@ function seriesFrom(d: Record<string, unknown>, fallback: string): Series[] {
   const name = typeof d.name === 'string' ? d.name : typeof d.label === 'string' ? d.label : metricName(d.metric, fallback);
   const raw = d.points ?? d.values ?? d.data ?? (d.value !== undefined ? [d.value] : undefined);
   const points = pointsOf(raw);
-  return points?.length ? [{ name, points }] : [];
+  return points?.length ? [{ name, points, ...(points.labels ? { labels: points.labels } : {}) }] : [];
 }
 
 /** Reads a placeholder's JSON; `tool` finds a tool call's output by id. */

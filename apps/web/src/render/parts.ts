@@ -21,7 +21,19 @@ export function reasoningMeta(part: LoosePart): { variant: Variant; durationMs?:
   return durationMs === undefined ? { variant } : { variant, durationMs };
 }
 
-export const CODE_TOOLS = new Set(['python_interpreter', 'run_code', 'code_interpreter', 'execute_code', 'python', 'run_python']);
+export const CODE_TOOLS = new Set([
+  'python_interpreter',
+  'run_code',
+  'code_interpreter',
+  'execute_code',
+  'python',
+  'run_python',
+  'code_execution',
+]);
+
+/** Anthropic's server code-execution tools: a file editor and a shell, shown as a file and a terminal. */
+export const FILE_TOOL = 'text_editor_code_execution';
+export const SHELL_TOOL = 'bash_code_execution';
 
 export interface ToolView {
   toolCallId: string;

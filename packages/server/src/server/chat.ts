@@ -13,7 +13,9 @@
  * started it goes away, because the AI SDK's `stop()` aborts that fetch and a server cannot tell a
  * stop from a network drop (both close the connection). The agent is killed, the partial message is
  * stored as `aborted`. With `onDisconnect: 'continue'` the run goes on and the client can resume;
- * `POST /api/runs/:runId/abort` then stops it. Followers (`/stream`) never abort a run.
+ * `POST /api/runs/:runId/abort` then stops it. A request may choose for itself with the header
+ * `x-switchboard-on-disconnect: continue | abort` (the web UI sends `continue`: leaving a chat never
+ * kills its run, Stop is an explicit abort). Followers (`/stream`) never abort a run.
  */
 import { randomUUID } from 'node:crypto';
 import { parseFrameId } from '@switchboard/core';
@@ -22,7 +24,7 @@ import { activeRun, resumeSseResponse } from '@switchboard/store';
 import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
 import { type ChatRequest, lastUserText, parseChatRequest } from './chat-request.ts';
-import type { GatewayContext, GatewayCore } from './context.ts';
+import type { DisconnectPolicy, GatewayContext, GatewayCore } from './context.ts';
 import { errorResponse, jsonError } from './errors.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
 
@@ -40,9 +42,18 @@ export function startErrorResponse(err: unknown): Response {
   throw err;
 }
 
+/** The header a request names its own disconnect policy with. */
+export const DISCONNECT_HEADER = 'x-switchboard-on-disconnect';
+
+/** The request's disconnect policy: its `x-switchboard-on-disconnect` header, else the server's. */
+export function disconnectPolicyOf(core: GatewayCore, request: Request): DisconnectPolicy {
+  const asked = request.headers.get(DISCONNECT_HEADER)?.trim().toLowerCase();
+  return asked === 'continue' || asked === 'abort' ? asked : core.onDisconnect;
+}
+
 /** Aborts `run` when the request that started it goes away (the `abort` disconnect policy). */
 export function abortOnDisconnect(core: GatewayCore, request: Request, run: LocalRun): void {
-  if (core.onDisconnect !== 'abort') return;
+  if (disconnectPolicyOf(core, request) !== 'abort') return;
   const signal = request.signal;
   const onAbort = () => run.abort('client disconnected');
   if (signal.aborted) {

@@ -28,6 +28,14 @@ const lastEventId: Obj = {
   description: 'Resume after this SSE event id (also `?lastEventId=`).',
   schema: { type: 'string', pattern: '^\\d+(\\.\\d+)?$' },
 };
+const onDisconnect: Obj = {
+  name: 'x-switchboard-on-disconnect',
+  in: 'header',
+  required: false,
+  description:
+    "This request's disconnect policy: `continue` keeps the run going when the request goes away, `abort` stops it (default: the server's).",
+  schema: { type: 'string', enum: ['continue', 'abort'] },
+};
 const common: Obj = {
   '400': error('Malformed request: the message and `issues` say what is wrong.'),
   '401': error('Authentication required (tokens are configured) or the token is invalid.'),
@@ -87,8 +95,8 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['chat'],
           summary: 'AI SDK chat (`useChat` / `DefaultChatTransport`): starts a run, answers its UI message stream.',
           description:
-            'The run is recorded as it streams. By default, the run is aborted when this request goes away (AI SDK `stop()`); resume from another connection with `GET /api/chat/{id}/stream`.',
-          parameters: [query('agent', 'Agent to run (wins over the body field).', { type: 'string' })],
+            'The run is recorded as it streams. By default, the run is aborted when this request goes away (AI SDK `stop()`); with `x-switchboard-on-disconnect: continue` it goes on (stop it with `POST /api/runs/{runId}/abort`). Resume from another connection with `GET /api/chat/{id}/stream`.',
+          parameters: [query('agent', 'Agent to run (wins over the body field).', { type: 'string' }), onDisconnect],
           requestBody: { required: true, content: { 'application/json': { schema: ref('ChatRequest') } } },
           responses: {
             '200': sse('AI SDK UI message stream (`x-vercel-ai-ui-message-stream: v1`), ending with `data: [DONE]`.'),
@@ -119,7 +127,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           summary: 'AG-UI (`@ag-ui/client` HttpAgent, CopilotKit): RunAgentInput in, AG-UI events out.',
           description:
             "`threadId` is the chat, `runId` the run; the agent comes from `?agent=` or `forwardedProps.agent`. A `runId` that exists answers that run's stream.",
-          parameters: [query('agent', 'Agent to run.', { type: 'string' }), lastEventId],
+          parameters: [query('agent', 'Agent to run.', { type: 'string' }), lastEventId, onDisconnect],
           requestBody: { required: true, content: { 'application/json': { schema: ref('RunAgentInput') } } },
           responses: {
             '200': sse('AG-UI events (RUN_STARTED … RUN_FINISHED / RUN_ERROR).'),
@@ -149,6 +157,24 @@ export function openApiDocument(version = '0.1.0'): Obj {
           parameters: [pathId('id', 'Chat id.')],
           responses: {
             '200': json({ type: 'object', properties: { chat: ref('Chat'), runs: { type: 'array', items: ref('Run') } } }, 'The chat.'),
+            ...common,
+            '404': notFound,
+          },
+        },
+        patch: {
+          tags: ['history'],
+          summary: 'Renames a chat.',
+          parameters: [pathId('id', 'Chat id.')],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { type: 'object', required: ['title'], properties: { title: { type: 'string', minLength: 1, maxLength: 200 } } },
+              },
+            },
+          },
+          responses: {
+            '200': json({ type: 'object', properties: { chat: ref('Chat') } }, 'The renamed chat.'),
             ...common,
             '404': notFound,
           },

@@ -90,6 +90,20 @@ export async function chatMessages(c: GatewayContext): Promise<Response> {
   return c.json(await loadHistory(core.store, chatId, protocol, { namespace: core.namespace, includePending }));
 }
 
+const TITLE_MAX = 200;
+
+/** `PATCH /api/chats/:id` with `{ "title": "…" }`: renames the chat. */
+export async function renameChat(c: GatewayContext): Promise<Response> {
+  const chatId = c.req.param('id') as string;
+  if (!(await visibleChat(c, chatId))) return jsonError(404, `No chat ${chatId}`);
+  const body: unknown = await c.req.json().catch(() => undefined);
+  const title = typeof body === 'object' && body !== null ? (body as { title?: unknown }).title : undefined;
+  if (typeof title !== 'string' || title.trim() === '' || title.length > TITLE_MAX)
+    return jsonError(400, `Invalid body: expected { "title": a non-empty string of at most ${TITLE_MAX} characters }`);
+  const chat = await c.get('core').store.updateChat(chatId, { title: title.trim() });
+  return c.json({ chat: publicChat(chat) });
+}
+
 /** `DELETE /api/chats/:id`: stops its runs here, then deletes it with everything in it. */
 export async function deleteChat(c: GatewayContext): Promise<Response> {
   const chatId = c.req.param('id') as string;
