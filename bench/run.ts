@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
@@ -249,7 +249,7 @@ async function wholeProcess(): Promise<{ results: ProcessResult[]; note?: string
     ];
     console.log(
       `\n2) Whole process: ${int(PROCESS_DELTAS)}-delta Anthropic capture (${fixed(f.bytes.byteLength / 1e6, 2)} MB file in ${tmpdir()}) → stdout\n` +
-        `   spawned with ${NODE} (${process.version}); wall clock, 1 warm-up (output checked) + median of ${PROCESS_RUNS}, stdout to /dev/null\n`,
+        `   spawned with ${relative(ROOT, NODE)} (${process.version}); wall clock, 1 warm-up (output checked) + median of ${PROCESS_RUNS}, stdout to /dev/null\n`,
     );
     if (oursCmd.note) console.log(`   NOTE: ${oursCmd.note}\n`);
 

@@ -17,7 +17,7 @@ import { validate } from '../packages/core/src/schema.ts';
 import { officialSse, runAgUi, schemaIssues, summarizeAgUi } from './support/ag-ui-oracle.ts';
 import { assembleUIMessage, summarizeMessage } from './support/ai-sdk-oracle.ts';
 
-const FIXTURES = new URL('../../shared/fixtures/', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 
 /**
  * Every capture an input decoder reads: the SDK-verified Anthropic bodies and every recorded

@@ -10,7 +10,7 @@ import type { UIMessage } from 'ai';
 import { createConverter } from '../packages/core/src/index.ts';
 import { assembleUIMessage, officialAnthropicMessage, parseAiSdkSse, summarizeMessage } from './support/ai-sdk-oracle.ts';
 
-const FIXTURES = new URL('../../shared/fixtures/', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 
 function toAiSdk(input: string | Uint8Array, from: 'anthropic' | 'claude' | 'auto', namespace?: string): string {
   const m = createConverter({ from, to: 'ai-sdk', runId: 'run', now: () => 0, ...(namespace ? { namespace } : {}) });

@@ -14,7 +14,7 @@ import { FRAMEWORK_NAMES } from '../packages/core/src/names.ts';
 import { assembleUIMessage, parseAiSdkSse } from './support/ai-sdk-oracle.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const SHARED = join(ROOT, '../shared/fixtures');
+const SHARED = join(ROOT, 'test/fixtures');
 const OWN = join(ROOT, 'packages/core/test/fixtures');
 const CLI = join(ROOT, 'packages/server/bin/switchboard.js');
 const run = promisify(execFile);

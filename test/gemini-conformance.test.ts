@@ -27,7 +27,7 @@ import { createGeminiSimpleDecoder } from '../packages/core/src/inputs/gemini-si
 import { assembleChunks, type MessageSummary, parseAiSdkSse, summarizeMessage } from './support/ai-sdk-oracle.ts';
 import { geminiCaptureValues, geminiWireBody, officialGeminiResult } from './support/gemini-oracle.ts';
 
-const DIR = new URL('../../shared/fixtures/recorded/gemini/', import.meta.url).pathname;
+const DIR = new URL('./fixtures/recorded/gemini/', import.meta.url).pathname;
 const FILES = readdirSync(DIR).sort();
 
 type Make = (options?: DecoderOptions) => Decoder;

@@ -24,7 +24,7 @@ import {
   openaiSdkFinalCompletion,
 } from './support/openai-oracle.ts';
 
-const FIXTURES = new URL('../../shared/fixtures/', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 // The legacy Completions model warns that it ignores the declared tools' toolChoice: expected here.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

@@ -25,7 +25,7 @@ import {
 } from './support/ai-sdk-oracle.ts';
 import { officialResponsesResult, openaiSdkFinalResponses, responsesInputToSse } from './support/openai-responses-oracle.ts';
 
-const FIXTURES = new URL('../../shared/fixtures/', import.meta.url).pathname;
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 const RECORDED = `${FIXTURES}recorded/openai-responses/`;
 const DEV = `${FIXTURES}openai-responses/`;
 const LOCAL = new URL('../packages/core/test/fixtures/openai-responses/', import.meta.url).pathname;

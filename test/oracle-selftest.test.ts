@@ -20,8 +20,8 @@ import {
   summarizeMessage,
 } from './support/ai-sdk-oracle.ts';
 
-const DEV_DIR = '/work/shared/fixtures/anthropic';
-const RECORDED_DIR = '/work/shared/fixtures/recorded/anthropic';
+const DEV_DIR = new URL('./fixtures/anthropic', import.meta.url).pathname;
+const RECORDED_DIR = new URL('./fixtures/recorded/anthropic', import.meta.url).pathname;
 const DEV_FIXTURES = ['text-basic', 'thinking-text-tool-use', 'error-overloaded'];
 
 const read = (path: string): string => readFileSync(path, 'utf8');
@@ -30,7 +30,7 @@ const devRef = (name: string): string => read(join(DEV_DIR, `${name}.aisdk-ref.s
 
 /**
  * Recorded files on which the official path itself throws. Currently EMPTY: every file in
- * /work/shared/fixtures/recorded/anthropic/ replays without throwing. Files that behave oddly but
+ * test/fixtures/recorded/anthropic/ replays without throwing. Files that behave oddly but
  * do not throw (asserted below):
  * - spliced-message-start: second message_start while the first is open → the provider emits an
  *   InvalidResponseDataError `error` chunk, drops the rest, finishReason "error".

@@ -15,10 +15,11 @@ test('the README library example is examples/library.ts, and it runs', () => {
   assert.match(out, / v1 24 SSE events/);
 });
 
-test('README names the set-up and test commands, and .ci/run runs exactly npm test', () => {
+test('README names the set-up and test commands, and .ci/run runs exactly those tests', () => {
   const readme = readFileSync(`${root}README.md`, 'utf8');
-  for (const cmd of ['npm install', 'npm start', 'npm test']) assert.ok(readme.includes(cmd), cmd);
+  for (const cmd of ['npm install', 'npm start', 'npm test', 'npm run test:consumer']) assert.ok(readme.includes(cmd), cmd);
   const ci = readFileSync(`${root}.ci/run`, 'utf8');
   assert.match(ci, /^npm ci$/m);
   assert.match(ci, /^npm test$/m);
+  assert.match(ci, /^npm run test:consumer$/m);
 });

@@ -1,5 +1,5 @@
 /**
- * Every input the conformance matrix runs: every file of ../shared/fixtures (recorded captures and
+ * Every input the conformance matrix runs: every file of test/fixtures (recorded captures and
  * the SDK-verified scenarios) and our own recorded captures, each as the bytes a decoder reads.
  * The recorded AG-UI traces hold several journeys per file (`{journey, seq, event}` lines): each
  * journey is one input, replayed as AG-UI SSE.
@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-export const SHARED = new URL('../../../shared/fixtures/', import.meta.url).pathname;
+export const SHARED = new URL('../fixtures/', import.meta.url).pathname;
 export const OWN = new URL('../../packages/core/test/fixtures/', import.meta.url).pathname;
 
 export interface MatrixInput {
@@ -17,11 +17,11 @@ export interface MatrixInput {
   body: Uint8Array;
 }
 
-/** Files that are not inputs: notes, expected results, recorders, official outputs. */
+/** Files that are not inputs: notes, expected results, recorders, official outputs, licence texts. */
 function isInput(path: string): boolean {
   const file = path.split('/').at(-1) as string;
   if (/\.(md|json|ts|mjs|py)$/.test(file) || file.includes('.aisdk-ref.')) return false;
-  return !path.split('/').some((p) => p === 'recorder' || p === 'recorders');
+  return !path.split('/').some((p) => p === 'recorder' || p === 'recorders' || p === 'LICENSES');
 }
 
 function walk(dir: string, out: string[]): string[] {

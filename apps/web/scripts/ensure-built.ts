@@ -3,10 +3,11 @@
  * this first, so `npm start` works right after `npm install` on a clean clone, and a second start
  * costs a few milliseconds). "Out of date" = the content hash of the UI's sources (apps/web/src,
  * index.html, vite.config.ts, package.json, and packages/core/src which the inspector bundles)
- * differs from the one recorded in dist/.build-stamp.
+ * differs from the one recorded in the build's .build-stamp.
  *
- * The build goes to a temporary folder that replaces dist/ only when complete, so a server never
- * serves a half-written build.
+ * The build is written into the server package, `packages/server/web/`, which serves it and ships it
+ * in its tarball. It goes to a temporary folder beside it that replaces web/ only when complete, so
+ * a server never serves a half-written build.
  *
  * Usage: node apps/web/scripts/ensure-built.ts [--force] [--quiet] [--strict]
  * (a failed build exits 0 so `npm start` still starts, with the minimal page; --strict exits 1)
@@ -18,8 +19,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const WEB_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const DIST_DIR = join(WEB_DIR, 'dist');
 const ROOT = resolve(WEB_DIR, '../..');
+/** The built UI: inside the server package, which serves it (packages/server/src/server/static.ts). */
+export const DIST_DIR = join(ROOT, 'packages/server/web');
 const STAMP = '.build-stamp';
 
 async function files(dir: string): Promise<string[]> {
@@ -53,7 +55,7 @@ export async function sourceHash(): Promise<string> {
   return h.digest('hex');
 }
 
-/** True when dist/ holds a build of the current sources. */
+/** True when DIST_DIR holds a build of the current sources. */
 export async function isFresh(hash?: string): Promise<boolean> {
   try {
     const stamp = await readFile(join(DIST_DIR, STAMP), 'utf8');
@@ -109,7 +111,7 @@ async function build(options: { force?: boolean; quiet?: boolean }): Promise<boo
   if (!options.force && (await isFresh(hash))) return false;
   const started = performance.now();
   if (!options.quiet) console.log('Building the web UI (apps/web)…');
-  const tmp = join(WEB_DIR, `.dist-tmp-${process.pid}`);
+  const tmp = join(dirname(DIST_DIR), `.web-tmp-${process.pid}`);
   const vite = await import('vite');
   try {
     await vite.build({

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { type CanonicalEvent, createDecoder, type Framework, framed, type Machine, pipe } from '@switchboard/core';
 
-export const FIXTURES = new URL('../../../../shared/fixtures/', import.meta.url).pathname;
+export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
 
 export function fixture(path: string): Buffer {
   return readFileSync(FIXTURES + path);

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { type CanonicalEvent, type ConverterOptions, createConverter, createDecoder, type Framework, framed } from '../src/index.ts';
 
-export const FIXTURES = new URL('../../../../shared/fixtures/', import.meta.url).pathname;
+export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
 
 export function fixture(path: string): Buffer {
   return readFileSync(FIXTURES + path);

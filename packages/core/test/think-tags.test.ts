@@ -14,6 +14,7 @@ import { extractReasoningMiddleware, streamText, type UIMessageChunk, wrapLangua
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import fc from 'fast-check';
 import { assembleChunks, assembleUIMessage, summarizeMessage } from '../../../test/support/ai-sdk-oracle.ts';
+import { stringWork } from '../../../test/support/work-meter.ts';
 import { type CanonicalEvent, createAiSdkEncoder, createOpenAIChatDecoder, type Decoder, framed, pipe, sseFramer } from '../src/index.ts';
 import {
   createOpenAIChatThinkDecoder,
@@ -523,29 +524,9 @@ describe('the think framework: raw text', () => {
 // Linear time
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Milliseconds per call of `f`: the best of 7 measurements, each repeating `f` for at least 20 ms
- * (so that timer resolution and one GC pause cannot decide a ratio).
- */
-function msPerCall(f: () => void): number {
-  f();
-  let reps = 1;
-  for (;;) {
-    const t0 = performance.now();
-    for (let i = 0; i < reps; i++) f();
-    if (performance.now() - t0 >= 20) break;
-    reps *= 2;
-  }
-  let best = Number.POSITIVE_INFINITY;
-  for (let k = 0; k < 7; k++) {
-    const t0 = performance.now();
-    for (let i = 0; i < reps; i++) f();
-    best = Math.min(best, (performance.now() - t0) / reps);
-  }
-  return best;
-}
-
-describe('think tags: linear time (a coarse check: 4x the input must not take 8x the time)', () => {
+// Linearity is counted, not timed (test/support/work-meter.ts): 4x the input must not cost 5x the
+// string work (quadratic would cost ~16x).
+describe('think tags: linear work', () => {
   test('one-character chunks, with tags every 50 characters', () => {
     const chunks = (n: number) => {
       const s = 'abc <think>reasoning here</think> answer text '.repeat(Math.ceil(n / 45)).slice(0, n);
@@ -558,8 +539,8 @@ describe('think tags: linear time (a coarse check: 4x the input must not take 8x
     };
     const small = chunks(20_000);
     const large = chunks(80_000);
-    const tSmall = msPerCall(() => run(small));
-    const tLarge = msPerCall(() => run(large));
-    assert.ok(tLarge / tSmall < 8, `${tSmall.toFixed(2)} ms vs ${tLarge.toFixed(2)} ms`);
+    const wSmall = stringWork(() => run(small));
+    const wLarge = stringWork(() => run(large));
+    assert.ok(wLarge / wSmall < 5, `${wSmall} vs ${wLarge} characters of string work`);
   });
 });

@@ -1,23 +1,26 @@
 #!/usr/bin/env node
 /**
- * Launcher of the `switchboard` CLI. Plain JavaScript that starts under any Node >= 18: the CLI is
- * TypeScript run through Node 24's type stripping, so on an older Node (or one without type
- * stripping) it re-runs itself with the Node 24 binary of the pinned `node` npm package.
+ * Launcher of the `switchboard` CLI: runs the built CLI (dist/cli/main.js). Plain JavaScript that
+ * starts under any Node, so that an older one gets a clear message instead of a syntax or import
+ * error. The CLI needs Node >= 22.16 (`node:sqlite` as the store uses it). Inside the Switchboard
+ * repository, whose dev dependencies pin Node 24 as the `node` npm package, an older system Node
+ * re-runs the CLI with that binary instead.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const MIN_MAJOR = 24;
+const MINIMUM = [22, 16];
 // Set on the child so that a wrong binary cannot make it re-exec forever.
 const GUARD = 'SWITCHBOARD_CLI_REEXEC';
 
 const args = process.argv.slice(2);
-const major = Number(process.versions.node.split('.')[0]);
-const canRunTs = major >= MIN_MAJOR && Boolean(process.features?.typescript);
+const [major, minor] = process.versions.node.split('.').map(Number);
+const supported = major > MINIMUM[0] || (major === MINIMUM[0] && minor >= MINIMUM[1]);
+const required = `Node ${MINIMUM.join('.')} or later is required (this is ${process.versions.node})`;
 
-/** The Node 24 binary: the `node` package's, else the workspace root's node_modules/.bin/node. */
+/** The pinned Node of the repository's dev dependencies: the `node` package, else the workspace root's .bin. */
 function findNode() {
   try {
     return createRequire(import.meta.url).resolve('node/bin/node');
@@ -32,14 +35,7 @@ function fail(message) {
   process.exit(1);
 }
 
-function reexec() {
-  if (process.env[GUARD])
-    fail(`${process.execPath} (Node ${process.versions.node}) cannot run TypeScript; Node ${MIN_MAJOR} or later is required`);
-  const node = findNode();
-  if (!node)
-    fail(
-      `Node ${MIN_MAJOR} or later is required (this is ${process.versions.node}) and the "node" package is not installed; run npm install`,
-    );
+function reexec(node) {
   const child = spawn(node, [fileURLToPath(import.meta.url), ...args], {
     stdio: 'inherit',
     env: { ...process.env, [GUARD]: '1' },
@@ -58,9 +54,22 @@ function reexec() {
   });
 }
 
-if (canRunTs) {
-  const { main } = await import('../src/cli/main.ts');
+if (supported) {
+  // Node 22 flags node:sqlite, which the store uses, as experimental on first use: noise on every
+  // command's stderr. This process is the CLI's own, so it drops that one warning and no other.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if (String(warning?.message ?? warning).startsWith('SQLite is an experimental feature')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+  const { main } = await import('../dist/cli/main.js').catch((err) => {
+    if (err?.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js'))
+      fail('the CLI is not built: run `npm run build` in the Switchboard repository');
+    throw err;
+  });
   process.exitCode = await main(args);
 } else {
-  reexec();
+  const node = process.env[GUARD] ? undefined : findNode();
+  if (!node) fail(`${required}: https://nodejs.org`);
+  reexec(node);
 }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 import { api, BodyReader, ECHO_PY, userMessage } from './gateway-support.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sb-start-'));
 const orphans = new Set<number>();
 after(() => {

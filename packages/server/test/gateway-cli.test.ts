@@ -16,7 +16,7 @@ import { startServer } from '../src/server/start.ts';
 import { api, quietLogger, testConfig, userMessage } from './gateway-support.ts';
 
 const BIN = fileURLToPath(new URL('../bin/switchboard.js', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('../../../../shared/fixtures/anthropic/thinking-text-tool-use.sse', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/anthropic/thinking-text-tool-use.sse', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sb-cli-'));
 let runId = '';
 

@@ -420,7 +420,7 @@ describe('security', () => {
         bobChats.map((c) => c.id),
         ['c-bob'],
       );
-      assert.equal(bobChats[0].metadata, undefined, 'the owner bookkeeping is not shown');
+      assert.deepEqual(bobChats[0].metadata, { agent: 'gated' }, 'the owner bookkeeping is not shown; the agent of its run is');
       const resume = await api(s.url, '/api/chat/c-bob/stream', { token: 'token-bob' });
       assert.equal(resume.status, 200);
       gate.open();

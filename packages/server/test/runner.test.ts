@@ -33,7 +33,7 @@ import { createLineSplitter } from '../src/runner/lines.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const EXAMPLES = join(ROOT, 'examples/agents');
-const FIXTURES = '/work/shared/fixtures';
+const FIXTURES = new URL('../../../test/fixtures', import.meta.url).pathname;
 const NODE = process.execPath;
 const now = () => 1_700_000_000_000;
 

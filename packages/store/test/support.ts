@@ -12,7 +12,7 @@ import { openRedisStore } from '../src/redis.ts';
 import { openSqliteStore } from '../src/sqlite.ts';
 import type { Store } from '../src/store.ts';
 
-export const FIXTURES = new URL('../../../../shared/fixtures/', import.meta.url).pathname;
+export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
 
 /** A deterministic clock: starts at `start`, `step` ms per call. */
 export function ticking(start = 1_763_870_000_000, step = 250): () => number {

@@ -23,7 +23,7 @@ import { jsonError } from './errors.ts';
 import type { RedisFanout } from './fanout.ts';
 import { openApiDocument } from './openapi.ts';
 import { memoryLimiter, type RateLimiter, redisLimiter } from './rate-limit.ts';
-import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, runEvents, runStream } from './rest.ts';
+import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, renameChat, runEvents, runStream } from './rest.ts';
 import { RunManager } from './runs.ts';
 import { FrameCounts } from './session.ts';
 import { mountWebApp } from './static.ts';
@@ -150,15 +150,15 @@ export function createGateway(options: AppOptions = {}): Gateway {
       '*',
       cors({
         origin: origins.includes('*') ? '*' : origins,
-        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-        allowHeaders: ['content-type', 'authorization', 'last-event-id'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+        allowHeaders: ['content-type', 'authorization', 'last-event-id', 'x-switchboard-on-disconnect'],
         exposeHeaders: ['x-switchboard-run-id', 'x-switchboard-chat-id', 'x-vercel-ai-ui-message-stream', 'retry-after'],
         maxAge: 600,
       }),
     );
   }
 
-  // The web UI (apps/web/dist) at / and /c/*, or the minimal page when it is not built.
+  // The web UI (the package's web/, built from apps/web) at / and /c/*, or the minimal page when it is not built.
   mountWebApp(app as unknown as Hono);
 
   app.get('/healthz', async (c) => {
@@ -201,6 +201,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
   app.post('/api/agui', postAgUi);
   app.get('/api/chats', listChats);
   app.get('/api/chats/:id', getChat);
+  app.patch('/api/chats/:id', renameChat);
   app.delete('/api/chats/:id', deleteChat);
   app.get('/api/chats/:id/messages', chatMessages);
   app.get('/api/runs/:runId', getRun);

@@ -158,20 +158,24 @@ export class RunManager {
 
   /**
    * Makes sure the chat exists and `principal` may write to it: creates it (owned by the principal)
-   * when it does not exist. Fails with 404 when it belongs to someone else.
+   * when it does not exist. Fails with 404 when it belongs to someone else. The chat remembers the
+   * agent of its latest run (`metadata.agent`), so a client reopening it talks to the same agent.
    */
-  async ensureChat(chatId: string, principal: Principal, title?: string): Promise<void> {
+  async ensureChat(chatId: string, principal: Principal, title?: string, agent?: string): Promise<void> {
     const existing = await this.store.getChat(chatId);
     if (existing) {
       if (!canSee(principal, existing)) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
+      if (agent !== undefined && existing.metadata?.agent !== agent)
+        await this.store.updateChat(chatId, { metadata: { ...existing.metadata, agent } });
       return;
     }
     const owner = ownerOf(principal);
+    const metadata = { ...(owner !== undefined ? { owner } : {}), ...(agent !== undefined ? { agent } : {}) };
     try {
       await this.store.createChat({
         id: chatId,
         ...(title ? { title } : {}),
-        ...(owner !== undefined ? { metadata: { owner } } : {}),
+        ...(Object.keys(metadata).length ? { metadata } : {}),
       });
     } catch (err) {
       // Created meanwhile by another request: whose is it?
@@ -227,7 +231,7 @@ export class RunManager {
     const why = this.agents.unavailable(input.agent);
     if (why) throw new RunStartError(this.agents.has(input.agent) ? 503 : 400, 'agent_unavailable', why);
     const title = input.title ?? titleOf(input.userMessage?.content);
-    await this.ensureChat(input.chatId, input.principal, title);
+    await this.ensureChat(input.chatId, input.principal, title, input.agent);
     const runId = input.runId ?? randomUUID();
     if (input.runId !== undefined && (await this.store.getRun(runId)))
       throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
