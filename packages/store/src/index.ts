@@ -1,6 +1,7 @@
 /**
  * @switchboard/store — the append-only run log, persisted messages, history in every protocol,
- * replay and resume. SQLite (default, `node:sqlite`), PostgreSQL (`pg`), Redis (`@redis/client`).
+ * replay and resume. SQLite (default, `node:sqlite`), PostgreSQL (`pg`), Redis (`@redis/client`),
+ * in-memory (`memory:`, for tests and demos).
  */
 
 export type {
@@ -29,6 +30,8 @@ export {
   toUIMessages,
   toUIParts,
 } from './history.ts';
+export type { MemoryStoreOptions } from './memory.ts';
+export { MemoryData, MemoryStore, openMemoryStore } from './memory.ts';
 export type { AnyStore, OpenStoreOptions } from './open.ts';
 export { openPostgresStore, openRedisStore, openStore, sqlitePathOf } from './open.ts';
 // The PostgreSQL and Redis classes load their clients: import them from `@switchboard/store/postgres`
@@ -75,6 +78,7 @@ export type {
   ChatInit,
   ListOptions,
   ReadOptions,
+  RecoverOptions,
   Run,
   RunStatus,
   StartRunInit,

@@ -2,6 +2,7 @@
  * `openStore`: picks the backend from a URL (`sqlite:path`, `postgres://…`, `redis://…`) or options,
  * opens it and applies migrations.
  */
+import { type MemoryStore, type MemoryStoreOptions, openMemoryStore } from './memory.ts';
 import type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
 import type { RedisStore, RedisStoreOptions } from './redis.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite.ts';
@@ -24,9 +25,10 @@ export async function openRedisStore(options: RedisStoreOptions = {}): Promise<R
 export type OpenStoreOptions =
   | ({ kind: 'sqlite' } & SqliteStoreOptions)
   | ({ kind: 'postgres' } & PostgresStoreOptions)
-  | ({ kind: 'redis' } & RedisStoreOptions);
+  | ({ kind: 'redis' } & RedisStoreOptions)
+  | ({ kind: 'memory' } & MemoryStoreOptions);
 
-export type AnyStore = SqliteStore | PostgresStore | RedisStore;
+export type AnyStore = SqliteStore | PostgresStore | RedisStore | MemoryStore;
 
 /**
  * Where `sqlite:` URLs point: `sqlite:data/x.db` and `sqlite:./x.db` are relative paths,
@@ -48,6 +50,7 @@ export function sqlitePathOf(url: string): string {
  * const store = await openStore('sqlite:./data/switchboard.db');
  * const store = await openStore(process.env.DATABASE_URL);          // postgres://…
  * const store = await openStore({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'app:' });
+ * const store = await openStore('memory:');                        // in this process only, for tests and demos
  */
 export async function openStore(target?: string | OpenStoreOptions): Promise<AnyStore> {
   const spec = target ?? process.env.SWITCHBOARD_STORE_URL;
@@ -60,6 +63,8 @@ export async function openStore(target?: string | OpenStoreOptions): Promise<Any
         return openPostgresStore(spec);
       case 'redis':
         return openRedisStore(spec);
+      case 'memory':
+        return openMemoryStore(spec);
     }
   }
   const url = spec as string;
@@ -74,7 +79,12 @@ export async function openStore(target?: string | OpenStoreOptions): Promise<Any
     case 'redis':
     case 'rediss':
       return openRedisStore({ url });
+    case 'memory':
+      return openMemoryStore();
     default:
-      throw new StoreError('invalid', `cannot tell the store from ${JSON.stringify(url)}: use sqlite:<path>, postgres://… or redis://…`);
+      throw new StoreError(
+        'invalid',
+        `cannot tell the store from ${JSON.stringify(url)}: use sqlite:<path>, postgres://…, redis://… or memory:`,
+      );
   }
 }

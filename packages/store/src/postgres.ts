@@ -7,13 +7,13 @@
 import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
 import type { PersistedMessage } from './projection.ts';
-import { chatOf, messageOf, type Row, runOf, takeSearchParam } from './rows.ts';
+import { chatOf, messageOf, ownerColumn, type Row, runOf, takeSearchParam } from './rows.ts';
 import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
-/** The NOTIFY channel appends are announced on (payload: `{"s":schema,"r":runId}`). */
+/** The NOTIFY channel appends are announced on (payload: `{"s":schema,"r":runId}`, or `"r":[runId, …]` for a group commit). */
 export const POSTGRES_CHANNEL = 'switchboard_events';
 
 const MIGRATIONS: { version: number; name: string; sql: (s: string) => string }[] = [
@@ -66,7 +66,22 @@ const MIGRATIONS: { version: number; name: string; sql: (s: string) => string }[
       CREATE INDEX messages_chat ON ${s}.messages (chat_id, n);
     `,
   },
+  {
+    version: 2,
+    name: 'run leases, chats indexed by owner',
+    sql: (s) => `
+      ALTER TABLE ${s}.runs ADD COLUMN lease_holder text, ADD COLUMN lease_until bigint;
+      CREATE INDEX runs_chat_running ON ${s}.runs (chat_id) WHERE status = 'running';
+      ALTER TABLE ${s}.chats ADD COLUMN owner text;
+      UPDATE ${s}.chats SET owner = metadata::jsonb->>'owner'
+       WHERE metadata IS NOT NULL AND jsonb_typeof(metadata::jsonb->'owner') = 'string';
+      CREATE INDEX chats_owner ON ${s}.chats (owner, updated_at DESC, id) WHERE owner IS NOT NULL;
+    `,
+  },
 ];
+
+/** Largest NOTIFY payload we send (PostgreSQL's limit is 8000 bytes). */
+const NOTIFY_BYTES = 7000;
 
 export interface PostgresStoreOptions extends BaseStoreOptions {
   /** Connection string (default `DATABASE_URL`). A `?schema=` parameter sets the schema. */
@@ -159,8 +174,15 @@ export class PostgresStore extends BaseStore {
 
   private insertChat(c: pg.PoolClient | pg.Pool, chat: Chat): Promise<pg.QueryResult> {
     return c.query(
-      `INSERT INTO ${this.s}.chats (id, title, metadata, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-      [chat.id, chat.title ?? null, chat.metadata ? JSON.stringify(chat.metadata) : null, chat.createdAt, chat.updatedAt],
+      `INSERT INTO ${this.s}.chats (id, title, metadata, owner, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+      [
+        chat.id,
+        chat.title ?? null,
+        chat.metadata ? JSON.stringify(chat.metadata) : null,
+        ownerColumn(chat),
+        chat.createdAt,
+        chat.updatedAt,
+      ],
     );
   }
 
@@ -183,14 +205,23 @@ export class PostgresStore extends BaseStore {
     return r && chatOf(r);
   }
 
-  protected async dbListChats(limit: number, offset: number): Promise<Chat[]> {
+  protected async dbListChats(limit: number, offset: number, owner: string | undefined): Promise<Chat[]> {
+    if (owner !== undefined)
+      return (
+        await this.rows(`SELECT * FROM ${this.s}.chats WHERE owner = $1 ORDER BY updated_at DESC, id LIMIT $2 OFFSET $3`, [
+          owner,
+          limit,
+          offset,
+        ])
+      ).map(chatOf);
     return (await this.rows(`SELECT * FROM ${this.s}.chats ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2`, [limit, offset])).map(chatOf);
   }
 
   protected async dbUpdateChat(chat: Chat): Promise<void> {
-    await this.pool.query(`UPDATE ${this.s}.chats SET title = $1, metadata = $2, updated_at = $3 WHERE id = $4`, [
+    await this.pool.query(`UPDATE ${this.s}.chats SET title = $1, metadata = $2, owner = $3, updated_at = $4 WHERE id = $5`, [
       chat.title ?? null,
       chat.metadata ? JSON.stringify(chat.metadata) : null,
+      ownerColumn(chat),
       chat.updatedAt,
       chat.id,
     ]);
@@ -204,18 +235,49 @@ export class PostgresStore extends BaseStore {
     });
   }
 
-  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined): Promise<void> {
-    await this.transaction(async (c) => {
+  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined, exclusive: boolean): Promise<string | undefined> {
+    return this.transaction(async (c) => {
       await this.insertChat(c, chat);
+      // The UPDATE locks the chat's row until commit: starts in one chat are serialised, so the
+      // exclusive check below cannot race another start (it sees that one's run once it commits).
       await c.query(`UPDATE ${this.s}.chats SET updated_at = $1 WHERE id = $2`, [run.createdAt, run.chatId]);
+      if (exclusive) {
+        const busy = await c.query(`SELECT id FROM ${this.s}.runs WHERE chat_id = $1 AND status = 'running' AND id <> $2 LIMIT 1`, [
+          run.chatId,
+          run.id,
+        ]);
+        if (busy.rows.length > 0) {
+          await c.query('ROLLBACK');
+          await c.query('BEGIN');
+          return busy.rows[0].id as string;
+        }
+      }
       const r = await c.query(
-        `INSERT INTO ${this.s}.runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, -1, $6, $7) ON CONFLICT (id) DO NOTHING`,
-        [run.id, run.chatId, run.messageId ?? null, run.userMessageId ?? null, run.status, run.createdAt, run.updatedAt],
+        `INSERT INTO ${this.s}.runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
+         VALUES ($1, $2, $3, $4, $5, -1, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+        [
+          run.id,
+          run.chatId,
+          run.messageId ?? null,
+          run.userMessageId ?? null,
+          run.status,
+          run.createdAt,
+          run.updatedAt,
+          run.leaseHolder ?? null,
+          run.leaseUntil ?? null,
+        ],
       );
-      if ((r.rowCount ?? 0) === 0) return;
+      if ((r.rowCount ?? 0) === 0) return undefined;
       if (user) await this.upsertMessage(c, user);
+      return undefined;
     });
+  }
+
+  protected async dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${this.s}.runs SET lease_until = $1 WHERE id = ANY($2::text[]) AND lease_holder = $3 AND status = 'running'`,
+      [until, [...runIds], holder],
+    );
   }
 
   protected async dbGetRun(runId: string): Promise<Run | undefined> {
@@ -309,6 +371,128 @@ export class PostgresStore extends BaseStore {
     this.notify(c.runId);
   }
 
+  /**
+   * A group commit: every append in ONE statement (one round trip, one transaction). Each run row
+   * moves only if its last_seq is still the expected one; its events, message and chat bump are
+   * written only for the runs that moved. Runs that did not move are sorted out afterwards
+   * (not_found or a concurrent writer), so one stale append never holds back the others.
+   */
+  protected override async dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
+    const runIds = commits.map((c) => c.runId);
+    const ev = { run: [] as string[], seq: [] as number[], type: [] as string[], ts: [] as number[], data: [] as string[] };
+    for (const c of commits)
+      for (const e of c.events) {
+        ev.run.push(c.runId);
+        ev.seq.push(e.seq);
+        ev.type.push(e.type);
+        ev.ts.push(e.ts);
+        ev.data.push(e.json);
+      }
+    const withMessage = commits.filter((c) => c.message);
+    const withChat = commits.filter((c) => c.chatUpdatedAt !== undefined);
+    const r = await this.pool.query({
+      name: `switchboard_append_many_${this.schema}`,
+      text: `WITH c AS (
+         SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[])
+           AS c (run_id, expected, last_seq, status, finish_reason, updated_at, message_id)
+       ), moved AS (
+         UPDATE ${this.s}.runs r
+            SET last_seq = c.last_seq, status = c.status, finish_reason = c.finish_reason, updated_at = c.updated_at,
+                message_id = COALESCE(c.message_id, r.message_id)
+           FROM c
+          WHERE r.id = c.run_id AND r.last_seq = c.expected
+         RETURNING r.id
+       ), ins AS (
+         INSERT INTO ${this.s}.events (run_id, seq, type, ts, data)
+         SELECT u.run_id, u.seq, u.type, u.ts, u.data
+           FROM unnest($8::text[], $9::integer[], $10::text[], $11::double precision[], $12::text[]) AS u (run_id, seq, type, ts, data)
+          WHERE u.run_id IN (SELECT id FROM moved)
+         RETURNING 1
+       ), msg AS (
+         INSERT INTO ${this.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
+         SELECT m.id, m.chat_id, m.run_id, 'assistant', m.content, m.metadata, m.state, m.created_at, m.updated_at
+           FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::bigint[], $20::bigint[])
+             AS m (id, chat_id, run_id, content, metadata, state, created_at, updated_at)
+          WHERE m.run_id IN (SELECT id FROM moved)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+           persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
+         RETURNING 1
+       ), chat AS (
+         UPDATE ${this.s}.chats h SET updated_at = b.updated_at
+           FROM (SELECT DISTINCT ON (chat_id) chat_id, run_id, updated_at
+                   FROM unnest($21::text[], $22::text[], $23::bigint[]) AS b (chat_id, run_id, updated_at)
+                  WHERE b.run_id IN (SELECT id FROM moved)
+                  ORDER BY chat_id, updated_at DESC) b
+          WHERE h.id = b.chat_id
+         RETURNING 1
+       ), note AS (
+         SELECT pg_notify($24::text, p) FROM unnest($25::text[]) AS p
+       )
+       SELECT (SELECT array_agg(id) FROM moved) AS moved, (SELECT count(*) FROM ins) AS inserted,
+              (SELECT count(*) FROM msg) AS messages, (SELECT count(*) FROM chat) AS chats, (SELECT count(*) FROM note) AS notified`,
+      values: [
+        runIds,
+        commits.map((c) => c.expectedLastSeq),
+        commits.map((c) => c.run.lastSeq),
+        commits.map((c) => c.run.status),
+        commits.map((c) => c.run.finishReason ?? null),
+        commits.map((c) => c.run.updatedAt),
+        commits.map((c) => c.run.messageId ?? null),
+        ev.run,
+        ev.seq,
+        ev.type,
+        ev.ts,
+        ev.data,
+        withMessage.map((c) => c.message?.id),
+        withMessage.map((c) => c.chatId),
+        withMessage.map((c) => c.runId),
+        withMessage.map((c) => c.message?.content),
+        withMessage.map((c) => JSON.stringify(c.message?.metadata)),
+        withMessage.map((c) => c.message?.persistenceState),
+        withMessage.map((c) => c.message?.createdAt),
+        withMessage.map((c) => c.message?.updatedAt),
+        withChat.map((c) => c.chatId),
+        withChat.map((c) => c.runId),
+        withChat.map((c) => c.chatUpdatedAt),
+        POSTGRES_CHANNEL,
+        this.notifyPayloads(runIds),
+      ],
+    });
+    const moved = new Set<string>((r.rows[0]?.moved as string[] | null) ?? []);
+    const stale = commits.filter((c) => !moved.has(c.runId)).map((c) => c.runId);
+    const missing = new Set<string>(stale);
+    if (stale.length > 0) {
+      const found = await this.pool.query(`SELECT id FROM ${this.s}.runs WHERE id = ANY($1::text[])`, [stale]);
+      for (const row of found.rows as Row[]) missing.delete(row.id as string);
+    }
+    return commits.map((c) => {
+      if (moved.has(c.runId)) {
+        this.notify(c.runId);
+        return undefined;
+      }
+      return missing.has(c.runId) ? new StoreError('not_found', `no run ${c.runId}`) : new ConcurrentAppendError();
+    });
+  }
+
+  /** NOTIFY payloads naming these runs, each under PostgreSQL's size limit. */
+  private notifyPayloads(runIds: readonly string[]): string[] {
+    const out: string[] = [];
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const id of runIds) {
+      const size = Buffer.byteLength(id) + 3;
+      if (batch.length > 0 && bytes + size > NOTIFY_BYTES) {
+        out.push(JSON.stringify({ s: this.schema, r: batch }));
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(id);
+      bytes += size;
+    }
+    if (batch.length > 0) out.push(JSON.stringify({ s: this.schema, r: batch }));
+    return out;
+  }
+
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {
     const [r] = await this.rows(`SELECT * FROM ${this.s}.messages WHERE id = $1`, [messageId]);
     return r && messageOf(r);
@@ -333,8 +517,10 @@ export class PostgresStore extends BaseStore {
     client.on('notification', (msg) => {
       if (!msg.payload) return;
       try {
-        const p = JSON.parse(msg.payload) as { s?: string; r?: string };
-        if (p.s === this.schema && typeof p.r === 'string') this.notify(p.r);
+        const p = JSON.parse(msg.payload) as { s?: string; r?: string | string[] };
+        if (p.s !== this.schema) return;
+        if (typeof p.r === 'string') this.notify(p.r);
+        else if (Array.isArray(p.r)) for (const id of p.r) if (typeof id === 'string') this.notify(id);
       } catch {
         // not ours
       }

@@ -62,8 +62,14 @@ return 1
 `;
 
 // KEYS: 1 chat, 2 chats, 3 chat runs, 4 order, 5 run, 6 running, 7 user message, 8 chat messages
-// ARGV: 1 chatId, 2 title, 3 now, 4 runId, 5 messageId, 6 userMessageId, 7 user message JSON, 8 user message id
+// ARGV: 1 chatId, 2 title, 3 now, 4 runId, 5 messageId, 6 userMessageId, 7 user message JSON, 8 user message id,
+//       9 exclusive ('1' or ''), 10 lease holder, 11 lease end
 const CREATE_RUN = `
+if ARGV[9] == '1' then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if id ~= ARGV[4] and redis.call('SISMEMBER', KEYS[6], id) == 1 then return 'busy:' .. id end
+  end
+end
 if redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'id', ARGV[1], 'createdAt', ARGV[3], 'updatedAt', ARGV[3])
@@ -76,6 +82,7 @@ redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[4])
 redis.call('HSET', KEYS[5], 'id', ARGV[4], 'chatId', ARGV[1], 'status', 'running', 'lastSeq', '-1', 'createdAt', ARGV[3], 'updatedAt', ARGV[3])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], 'messageId', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[5], 'userMessageId', ARGV[6]) end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[5], 'leaseHolder', ARGV[10], 'leaseUntil', ARGV[11]) end
 redis.call('SADD', KEYS[6], ARGV[4])
 if ARGV[7] ~= '' then
   redis.call('SET', KEYS[7], ARGV[7])
@@ -115,6 +122,16 @@ return count + n - 1
 `;
 
 // KEYS: 1 chat, 2 chats, 3 chat runs, 4 chat messages, 5 running. ARGV: 1 prefix, 2 chatId
+// KEYS: the run hashes. ARGV: 1 holder, 2 lease end
+const RENEW_LEASES = `
+for _, key in ipairs(KEYS) do
+  if redis.call('HGET', key, 'leaseHolder') == ARGV[1] and redis.call('HGET', key, 'status') == 'running' then
+    redis.call('HSET', key, 'leaseUntil', ARGV[2])
+  end
+end
+return 1
+`;
+
 const DELETE_CHAT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local runs = redis.call('ZRANGE', KEYS[3], 0, -1)
@@ -186,6 +203,8 @@ function runOf(h: Record<string, string>): Run | undefined {
   if (h.messageId !== undefined) run.messageId = h.messageId;
   if (h.userMessageId !== undefined) run.userMessageId = h.userMessageId;
   if (h.finishReason !== undefined) run.finishReason = h.finishReason as FinishReason;
+  if (h.leaseHolder !== undefined) run.leaseHolder = h.leaseHolder;
+  if (h.leaseUntil !== undefined) run.leaseUntil = Number(h.leaseUntil);
   return run;
 }
 
@@ -264,7 +283,8 @@ export class RedisStore extends BaseStore {
     return chatOf(hashOf(await this.client.sendCommand(['HGETALL', this.k('chat', chatId)])));
   }
 
-  protected async dbListChats(limit: number, offset: number): Promise<Chat[]> {
+  protected async dbListChats(limit: number, offset: number, owner: string | undefined): Promise<Chat[]> {
+    if (owner !== undefined) return this.listOwnedChats(owner, limit, offset);
     const ids = (await this.client.sendCommand([
       'ZRANGE',
       this.k('chats'),
@@ -278,6 +298,23 @@ export class RedisStore extends BaseStore {
     ])) as string[];
     const chats = await Promise.all(ids.map((id) => this.dbGetChat(id)));
     return chats.filter((c): c is Chat => c !== undefined);
+  }
+
+  /** Redis keeps no owner index: pages through the chats by recency, keeping the owner's. */
+  private async listOwnedChats(owner: string, limit: number, offset: number): Promise<Chat[]> {
+    const out: Chat[] = [];
+    let skipped = 0;
+    const PAGE = 500;
+    for (let at = 0; out.length < limit; at += PAGE) {
+      const page = await this.dbListChats(PAGE, at, undefined);
+      for (const chat of page) {
+        if (chat.metadata?.owner !== owner) continue;
+        if (skipped < offset) skipped++;
+        else if (out.length < limit) out.push(chat);
+      }
+      if (page.length < PAGE) break;
+    }
+    return out;
   }
 
   protected async dbUpdateChat(chat: Chat): Promise<void> {
@@ -298,8 +335,8 @@ export class RedisStore extends BaseStore {
     return Array.isArray(r) ? (r as string[]) : false;
   }
 
-  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined): Promise<void> {
-    await this.script(
+  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined, exclusive: boolean): Promise<string | undefined> {
+    const r = await this.script(
       CREATE_RUN,
       [
         this.k('chat', run.chatId),
@@ -320,7 +357,19 @@ export class RedisStore extends BaseStore {
         run.userMessageId ?? '',
         user ? JSON.stringify(user) : '',
         user?.id ?? '',
+        exclusive ? '1' : '',
+        run.leaseHolder ?? '',
+        run.leaseUntil !== undefined ? String(run.leaseUntil) : '',
       ],
+    );
+    return typeof r === 'string' && r.startsWith('busy:') ? r.slice(5) : undefined;
+  }
+
+  protected async dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
+    await this.script(
+      RENEW_LEASES,
+      runIds.map((id) => this.k('run', id)),
+      [holder, String(until)],
     );
   }
 

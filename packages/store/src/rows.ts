@@ -33,7 +33,15 @@ export function runOf(r: Row): Run {
   if (present(r.message_id)) run.messageId = r.message_id as string;
   if (present(r.user_message_id)) run.userMessageId = r.user_message_id as string;
   if (present(r.finish_reason)) run.finishReason = r.finish_reason as FinishReason;
+  if (present(r.lease_holder)) run.leaseHolder = r.lease_holder as string;
+  if (present(r.lease_until)) run.leaseUntil = Number(r.lease_until);
   return run;
+}
+
+/** The owner a chat is indexed under: its `metadata.owner` when that is a string. */
+export function ownerColumn(chat: Chat): string | null {
+  const owner = chat.metadata?.owner;
+  return typeof owner === 'string' ? owner : null;
 }
 
 /** A `messages` row as a PersistedMessage. */

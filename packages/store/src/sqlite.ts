@@ -6,16 +6,16 @@
  * Tails of runs appended by this process wake at once; appends by another process sharing the file
  * are seen by polling (`pollIntervalMs`).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { CanonicalEvent } from '@switchboard/core';
 import type { PersistedMessage } from './projection.ts';
-import { chatOf, messageOf, type Row, runOf } from './rows.ts';
+import { chatOf, messageOf, ownerColumn, type Row, runOf } from './rows.ts';
 import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
 
 const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   {
@@ -66,6 +66,19 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX messages_chat ON messages (chat_id, n);
     `,
   },
+  {
+    version: 2,
+    name: 'run leases, chats indexed by owner',
+    sql: `
+      ALTER TABLE runs ADD COLUMN lease_holder TEXT;
+      ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+      CREATE INDEX runs_chat_running ON runs (chat_id) WHERE status = 'running';
+      ALTER TABLE chats ADD COLUMN owner TEXT;
+      UPDATE chats SET owner = json_extract(metadata, '$.owner')
+       WHERE metadata IS NOT NULL AND json_valid(metadata) AND json_type(metadata, '$.owner') = 'text';
+      CREATE INDEX chats_owner ON chats (owner, updated_at DESC, id) WHERE owner IS NOT NULL;
+    `,
+  },
 ];
 
 export interface SqliteStoreOptions extends BaseStoreOptions {
@@ -82,6 +95,20 @@ export function defaultSqlitePath(env: Record<string, string | undefined> = proc
   return `${env.SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`;
 }
 
+/**
+ * Creates the database's directory owner-only (0700) when missing, and the file owner-only (0600)
+ * before SQLite opens it, so no other user of the machine can read the conversations. An existing
+ * directory is left as it is (it may be shared on purpose); an existing file is made 0600.
+ */
+function ownerOnly(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) {
+    // Created empty with the mode, so it is never world-readable, even for a moment.
+    closeSync(openSync(path, 'a', 0o600));
+  }
+}
+
 /** The SQLite store. Open it with {@link openSqliteStore} (or `openStore('sqlite:…')`). */
 export class SqliteStore extends BaseStore {
   readonly kind = 'sqlite' as const;
@@ -93,13 +120,15 @@ export class SqliteStore extends BaseStore {
   constructor(options: SqliteStoreOptions = {}) {
     super(options);
     this.path = options.path ?? defaultSqlitePath();
-    if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
+    if (this.path !== ':memory:') ownerOnly(this.path);
     this.db = new DatabaseSync(this.path, { enableForeignKeyConstraints: true, timeout: options.busyTimeoutMs ?? 5000 });
     this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
     if (this.path !== ':memory:') this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     this.migrate();
+    if (this.path !== ':memory:')
+      for (const f of [this.path, `${this.path}-wal`, `${this.path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
   }
 
   /** The applied schema version. */
@@ -159,9 +188,16 @@ export class SqliteStore extends BaseStore {
   }
 
   private insertChat(chat: Chat): boolean {
-    const r = this.db
-      .prepare('INSERT INTO chats (id, title, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING')
-      .run(chat.id, chat.title ?? null, chat.metadata ? JSON.stringify(chat.metadata) : null, chat.createdAt, chat.updatedAt);
+    const r = this.stmt(
+      'INSERT INTO chats (id, title, metadata, owner, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
+    ).run(
+      chat.id,
+      chat.title ?? null,
+      chat.metadata ? JSON.stringify(chat.metadata) : null,
+      ownerColumn(chat),
+      chat.createdAt,
+      chat.updatedAt,
+    );
     return Number(r.changes) > 0;
   }
 
@@ -174,14 +210,22 @@ export class SqliteStore extends BaseStore {
     return r && chatOf(r);
   }
 
-  protected async dbListChats(limit: number, offset: number): Promise<Chat[]> {
+  protected async dbListChats(limit: number, offset: number, owner: string | undefined): Promise<Chat[]> {
+    if (owner !== undefined)
+      return this.all('SELECT * FROM chats WHERE owner = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', owner, limit, offset).map(
+        chatOf,
+      );
     return this.all('SELECT * FROM chats ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', limit, offset).map(chatOf);
   }
 
   protected async dbUpdateChat(chat: Chat): Promise<void> {
-    this.db
-      .prepare('UPDATE chats SET title = ?, metadata = ?, updated_at = ? WHERE id = ?')
-      .run(chat.title ?? null, chat.metadata ? JSON.stringify(chat.metadata) : null, chat.updatedAt, chat.id);
+    this.stmt('UPDATE chats SET title = ?, metadata = ?, owner = ?, updated_at = ? WHERE id = ?').run(
+      chat.title ?? null,
+      chat.metadata ? JSON.stringify(chat.metadata) : null,
+      ownerColumn(chat),
+      chat.updatedAt,
+      chat.id,
+    );
   }
 
   protected async dbDeleteChat(chatId: string): Promise<string[] | false> {
@@ -192,30 +236,42 @@ export class SqliteStore extends BaseStore {
     });
   }
 
-  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined): Promise<void> {
-    this.tx(() => {
+  protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined, exclusive: boolean): Promise<string | undefined> {
+    return this.tx(() => {
+      if (exclusive) {
+        // BEGIN IMMEDIATE holds the write lock: no other start can slip in between the check and the insert.
+        const busy = this.get("SELECT id FROM runs WHERE chat_id = ? AND status = 'running' LIMIT 1", run.chatId);
+        if (busy) return busy.id as string;
+      }
       this.insertChat(chat);
       this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(run.createdAt, run.chatId);
-      const r = this.db
-        .prepare(
-          `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, -1, ?, ?) ON CONFLICT (id) DO NOTHING`,
-        )
-        .run(run.id, run.chatId, run.messageId ?? null, run.userMessageId ?? null, run.status, run.createdAt, run.updatedAt);
-      if (Number(r.changes) === 0) return; // started concurrently: keep the first
+      const r = this.stmt(
+        `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
+           VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      ).run(
+        run.id,
+        run.chatId,
+        run.messageId ?? null,
+        run.userMessageId ?? null,
+        run.status,
+        run.createdAt,
+        run.updatedAt,
+        run.leaseHolder ?? null,
+        run.leaseUntil ?? null,
+      );
+      if (Number(r.changes) === 0) return undefined; // started concurrently: keep the first
       if (user) this.upsertMessage(user);
+      return undefined;
     });
   }
 
   private upsertMessage(m: PersistedMessage): void {
-    this.db
-      .prepare(
-        `INSERT INTO messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
+    this.stmt(
+      `INSERT INTO messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
            persistence_state = excluded.persistence_state, updated_at = excluded.updated_at`,
-      )
-      .run(m.id, m.chatId, m.runId ?? null, m.role, m.content, JSON.stringify(m.metadata), m.persistenceState, m.createdAt, m.updatedAt);
+    ).run(m.id, m.chatId, m.runId ?? null, m.role, m.content, JSON.stringify(m.metadata), m.persistenceState, m.createdAt, m.updatedAt);
   }
 
   protected async dbGetRun(runId: string): Promise<Run | undefined> {
@@ -240,22 +296,55 @@ export class SqliteStore extends BaseStore {
   }
 
   protected async dbCommit(c: Commit): Promise<void> {
+    this.tx(() => this.commitOne(c));
+    this.notify(c.runId);
+  }
+
+  /**
+   * A group commit: one transaction for every append, each in a savepoint of its own so that one
+   * failing (a concurrent writer, a deleted run) leaves the others in.
+   */
+  protected override async dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
+    const results = this.tx(() =>
+      commits.map((c) => {
+        this.db.exec('SAVEPOINT sb_append');
+        try {
+          this.commitOne(c);
+          this.db.exec('RELEASE sb_append');
+          return undefined;
+        } catch (err) {
+          this.db.exec('ROLLBACK TO sb_append');
+          this.db.exec('RELEASE sb_append');
+          return err;
+        }
+      }),
+    );
+    for (let i = 0; i < commits.length; i++) if (results[i] === undefined) this.notify(commits[i].runId);
+    return results;
+  }
+
+  protected async dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
     this.tx(() => {
+      const st = this.stmt("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_holder = ? AND status = 'running'");
+      for (const id of runIds) st.run(until, id, holder);
+    });
+  }
+
+  /** One append's writes (inside a transaction). */
+  private commitOne(c: Commit): void {
+    {
       const run = this.get('SELECT last_seq FROM runs WHERE id = ?', c.runId);
       if (!run) throw new StoreError('not_found', `no run ${c.runId}`);
       if (Number(run.last_seq) !== c.expectedLastSeq) throw new ConcurrentAppendError();
       const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
       for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
-      this.db
-        .prepare(
-          `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
+      this.stmt(
+        `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
            WHERE id = ?`,
-        )
-        .run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId);
+      ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId);
       if (c.message) this.upsertMessage(c.message);
       if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
-    });
-    this.notify(c.runId);
+    }
   }
 
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {

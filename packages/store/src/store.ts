@@ -61,6 +61,10 @@ export interface Run {
   createdAt: number;
   /** Bumped on every append. */
   updatedAt: number;
+  /** Who executes the run (a gateway instance id), when it holds a lease. */
+  leaseHolder?: string;
+  /** The lease's end (ms since the epoch): a `running` run whose lease has ended is taken as orphaned (`recoverRuns({ expiredLeases: true })`). */
+  leaseUntil?: number;
 }
 
 /** The user message that starts a run. */
@@ -86,6 +90,13 @@ export interface StartRunInit {
   userMessage?: UserMessageInit;
   /** Title of the chat when this creates it (default: the start of the user message). */
   title?: string;
+  /**
+   * One run at a time in the chat: fail with `conflict` when another run of the chat is still
+   * `running`, checked atomically with the insert (two concurrent starts: exactly one wins).
+   */
+  exclusive?: boolean;
+  /** A lease on the run for its executor: `holder` must renew it (`renewLeases`) before `until`. */
+  lease?: { holder: string; until: number };
 }
 
 /** What an append did. */
@@ -117,6 +128,8 @@ export interface TailOptions {
 export interface ListOptions {
   limit?: number;
   offset?: number;
+  /** Only the chats whose `metadata.owner` is this (served from an index on SQLite, PostgreSQL and memory). */
+  owner?: string;
 }
 
 /** Why a store operation failed. */
@@ -143,7 +156,7 @@ export class ConcurrentAppendError extends Error {
 /** The store interface every backend implements. */
 export interface Store {
   /** Which backend this is. */
-  readonly kind: 'sqlite' | 'postgres' | 'redis';
+  readonly kind: 'sqlite' | 'postgres' | 'redis' | 'memory';
 
   /** Creates a chat. Fails with `conflict` when the id is taken. */
   createChat(init?: ChatInit): Promise<Chat>;
@@ -157,7 +170,8 @@ export interface Store {
 
   /**
    * Registers a run of a chat (creating the chat if needed) and stores the user message it answers,
-   * in one transaction. Idempotent: starting the same run of the same chat again returns it.
+   * in one transaction. Idempotent: starting the same run of the same chat again returns it. With
+   * `exclusive`, fails with `conflict` while another run of the chat is `running`.
    */
   startRun(init: StartRunInit): Promise<Run>;
   getRun(runId: string): Promise<Run | undefined>;
@@ -170,6 +184,10 @@ export interface Store {
    * seq past the next one with `gap`, anything after run-finish / run-abort with `finished`. A
    * `run-start` for an unknown run that carries `chatId` registers the run (and the chat).
    * The assistant message is updated in the same transaction.
+   *
+   * Group commit: the appends of all runs made while a commit is in flight are written together in
+   * the next one (one transaction, one multi-row statement, one pipeline), and each call resolves
+   * when its events are committed — acknowledged = durable.
    */
   append(events: CanonicalEvent | readonly CanonicalEvent[]): Promise<AppendResult>;
   /** A run's stored events, in seq order. */
@@ -194,7 +212,9 @@ export interface Store {
    * Interrupts every run still `running` that was last appended to more than `olderThanMs` ago
    * (default 0: all of them — right for a single server at start-up). Returns their ids.
    */
-  recoverRuns(options?: { olderThanMs?: number; reason?: string }): Promise<string[]>;
+  recoverRuns(options?: RecoverOptions): Promise<string[]>;
+  /** Extends the leases `holder` has on these runs to `until` (runs it does not hold are left alone). */
+  renewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
 
   /** Closes connections; running tails end. */
   close(): Promise<void>;
@@ -227,6 +247,16 @@ export interface Commit {
   chatUpdatedAt?: number;
 }
 
+/** Which `running` runs `recoverRuns` interrupts. */
+export interface RecoverOptions {
+  /** Runs last appended to more than this long ago (ms; default 0: all of them — right for a single server at start-up). */
+  olderThanMs?: number;
+  /** Instead: only runs with a lease that has ended (their executor stopped renewing it: it is gone). */
+  expiredLeases?: boolean;
+  /** Text of the `interrupted` error. */
+  reason?: string;
+}
+
 /** What every backend takes. */
 export interface BaseStoreOptions {
   /** Clock for createdAt / updatedAt (default Date.now). */
@@ -242,6 +272,8 @@ const QUIET = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'cit
 /** A live message is also written after this many events without a write. */
 const WRITE_EVERY = 256;
 const READ_PAGE = 1000;
+/** Most appends in one group commit. */
+const MAX_GROUP = 2000;
 
 /** What this process keeps about a run it is appending to (saves a read per append; a stale copy is caught by the commit). */
 interface LiveRun {
@@ -304,7 +336,7 @@ function preview(text: string, max = 80): string {
  * recovery. Backends implement the `db*` primitives.
  */
 export abstract class BaseStore implements Store {
-  abstract readonly kind: 'sqlite' | 'postgres' | 'redis';
+  abstract readonly kind: 'sqlite' | 'postgres' | 'redis' | 'memory';
   protected readonly now: () => number;
   protected readonly pollIntervalMs: number;
   protected closed = false;
@@ -312,6 +344,8 @@ export abstract class BaseStore implements Store {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly signals = new Map<string, Signal>();
   private readonly aborts = new Set<AbortController>();
+  private readonly commitQueue: { commit: Commit; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(options: BaseStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -322,17 +356,41 @@ export abstract class BaseStore implements Store {
 
   protected abstract dbInsertChat(chat: Chat): Promise<boolean>;
   protected abstract dbGetChat(chatId: string): Promise<Chat | undefined>;
-  protected abstract dbListChats(limit: number, offset: number): Promise<Chat[]>;
+  protected abstract dbListChats(limit: number, offset: number, owner: string | undefined): Promise<Chat[]>;
   protected abstract dbUpdateChat(chat: Chat): Promise<void>;
   /** Deletes the chat and everything in it; returns the ids of its runs (false: no such chat). */
   protected abstract dbDeleteChat(chatId: string): Promise<string[] | false>;
-  /** Atomically: creates the chat if missing, the run, and the user message when given. */
-  protected abstract dbCreateRun(run: Run, chat: Chat, userMessage: UserMessage | undefined): Promise<void>;
+  /**
+   * Atomically: creates the chat if missing, the run, and the user message when given. With
+   * `exclusive`, does nothing and returns the id of the chat's `running` run when there is one.
+   */
+  protected abstract dbCreateRun(
+    run: Run,
+    chat: Chat,
+    userMessage: UserMessage | undefined,
+    exclusive: boolean,
+  ): Promise<string | undefined>;
   protected abstract dbGetRun(runId: string): Promise<Run | undefined>;
   protected abstract dbListRuns(chatId: string): Promise<Run[]>;
   protected abstract dbRunningRuns(): Promise<Run[]>;
   protected abstract dbReadEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
   protected abstract dbCommit(commit: Commit): Promise<void>;
+  /**
+   * Commits many appends (of different runs) at once: one transaction / statement / pipeline. Returns,
+   * per commit, undefined when it is stored or the error that stopped it (the others are unaffected).
+   * Default: each on its own, concurrently.
+   */
+  protected dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
+    return Promise.all(
+      commits.map((c) =>
+        this.dbCommit(c).then(
+          () => undefined,
+          (err: unknown) => err ?? new Error('commit failed'),
+        ),
+      ),
+    );
+  }
+  protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
   protected abstract dbClose(): Promise<void>;
@@ -356,7 +414,7 @@ export abstract class BaseStore implements Store {
 
   listChats(options: ListOptions = {}): Promise<Chat[]> {
     this.assertOpen();
-    return this.dbListChats(options.limit ?? 100, options.offset ?? 0);
+    return this.dbListChats(options.limit ?? 100, options.offset ?? 0, options.owner);
   }
 
   async updateChat(chatId: string, changes: { title?: string; metadata?: JsonObject }): Promise<Chat> {
@@ -397,6 +455,10 @@ export abstract class BaseStore implements Store {
     if (title) chat.title = title;
     const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
     if (init.messageId !== undefined) run.messageId = init.messageId;
+    if (init.lease) {
+      run.leaseHolder = init.lease.holder;
+      run.leaseUntil = init.lease.until;
+    }
     let user: UserMessage | undefined;
     if (init.userMessage) {
       const u = init.userMessage;
@@ -420,8 +482,13 @@ export abstract class BaseStore implements Store {
         user = undefined; // the client re-sent a message we already have (regenerate): reuse it
       }
     }
-    await this.dbCreateRun(run, chat, user);
-    return (await this.dbGetRun(init.runId)) ?? run;
+    const blocker = await this.dbCreateRun(run, chat, user, init.exclusive === true);
+    if (blocker !== undefined && blocker !== init.runId)
+      throw new StoreError('conflict', `chat ${init.chatId} has a run in progress (${blocker}); one run at a time per chat`);
+    const stored = await this.dbGetRun(init.runId);
+    if (stored && stored.chatId !== init.chatId)
+      throw new StoreError('conflict', `run ${init.runId} belongs to chat ${stored.chatId}, not ${init.chatId}`);
+    return stored ?? run;
   }
 
   getRun(runId: string): Promise<Run | undefined> {
@@ -522,7 +589,7 @@ export abstract class BaseStore implements Store {
           if (messageId !== undefined) commit.message.id = messageId;
         }
         if (finished) commit.chatUpdatedAt = t;
-        await this.dbCommit(commit);
+        await this.groupCommit(commit);
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;
@@ -537,6 +604,45 @@ export abstract class BaseStore implements Store {
       this.signals.get(runId)?.bump();
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
+  }
+
+  /**
+   * Queues a commit for the next group commit and resolves once it is stored. One group is in
+   * flight at a time; everything queued meanwhile (from any run) goes in the next one.
+   */
+  private groupCommit(commit: Commit): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.commitQueue.push({ commit, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // Let the appends of this turn of the event loop join the group.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.commitQueue.length > 0) {
+      const group = this.commitQueue.splice(0, MAX_GROUP);
+      let results: (unknown | undefined)[];
+      try {
+        results =
+          group.length === 1
+            ? [
+                await this.dbCommit(group[0].commit).then(
+                  () => undefined,
+                  (err: unknown) => err,
+                ),
+              ]
+            : await this.dbCommitMany(group.map((g) => g.commit));
+      } catch (err) {
+        results = group.map(() => err);
+      }
+      for (let i = 0; i < group.length; i++) {
+        const err = results[i];
+        if (err === undefined) group[i].resolve();
+        else group[i].reject(err);
+      }
+    }
+    this.flushing = undefined;
   }
 
   /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
@@ -713,16 +819,22 @@ export abstract class BaseStore implements Store {
     });
   }
 
-  async recoverRuns(options: { olderThanMs?: number; reason?: string } = {}): Promise<string[]> {
+  async recoverRuns(options: RecoverOptions = {}): Promise<string[]> {
     this.assertOpen();
-    const cutoff = this.now() - (options.olderThanMs ?? 0);
+    const now = this.now();
+    const cutoff = now - (options.olderThanMs ?? 0);
     const out: string[] = [];
     for (const run of await this.dbRunningRuns()) {
-      if (run.updatedAt > cutoff) continue;
+      if (options.expiredLeases ? run.leaseUntil === undefined || run.leaseUntil >= now : run.updatedAt > cutoff) continue;
       await this.interruptRun(run.id, options.reason);
       out.push(run.id);
     }
     return out;
+  }
+
+  async renewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
+    this.assertOpen();
+    if (runIds.length > 0) await this.dbRenewLeases(holder, runIds, until);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------
@@ -733,6 +845,7 @@ export abstract class BaseStore implements Store {
     for (const a of this.aborts) a.abort();
     for (const s of this.signals.values()) s.bump();
     await Promise.allSettled([...this.locks.values()]);
+    await this.flushing;
     await this.dbClose();
   }
 

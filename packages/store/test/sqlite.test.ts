@@ -35,7 +35,7 @@ describe('SQLite specifics', () => {
           .prepare('SELECT version FROM schema_migrations')
           .all()
           .map((r) => r.version),
-        [1],
+        [1, 2],
       );
       db.close();
       assert.equal(defaultSqlitePath({ SWITCHBOARD_DATA_DIR: '/srv/sb' }), '/srv/sb/switchboard.db');

@@ -7,6 +7,7 @@ import { type CanonicalEvent, createDecoder, framed } from '@switchboard/core';
 import pg from 'pg';
 
 import { demoScript } from '../../server/src/agents/demo.ts';
+import { MemoryData, openMemoryStore } from '../src/memory.ts';
 import { openPostgresStore } from '../src/postgres.ts';
 import { openRedisStore } from '../src/redis.ts';
 import { openSqliteStore } from '../src/sqlite.ts';
@@ -249,5 +250,14 @@ export const redisSetup: BackendSetup = async () => {
       } while (cursor !== '0');
       await c.close();
     },
+  };
+};
+
+export const memorySetup: BackendSetup = async () => {
+  const data = new MemoryData();
+  return {
+    name: 'memory',
+    open: () => openMemoryStore({ data, pollIntervalMs: 50 }),
+    cleanup: async () => {},
   };
 };

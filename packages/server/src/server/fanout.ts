@@ -25,6 +25,7 @@ import {
   type ListOptions,
   type PersistedMessage,
   type ReadOptions,
+  type RecoverOptions,
   type Run,
   type StartRunInit,
   type Store,
@@ -272,7 +273,11 @@ export class FanoutStore implements Store {
     return result;
   }
 
-  async recoverRuns(options?: { olderThanMs?: number; reason?: string }): Promise<string[]> {
+  renewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
+    return this.durable.renewLeases(holder, runIds, until);
+  }
+
+  async recoverRuns(options?: RecoverOptions): Promise<string[]> {
     const ids = await this.durable.recoverRuns(options);
     for (const runId of ids) this.fanout.publish(`run:${runId}`, JSON.stringify({ nudge: true } satisfies RunMessage));
     return ids;
