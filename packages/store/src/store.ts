@@ -253,6 +253,8 @@ export interface RecoverOptions {
   olderThanMs?: number;
   /** Instead: only runs with a lease that has ended (their executor stopped renewing it: it is gone). */
   expiredLeases?: boolean;
+  /** With `expiredLeases`: leave the runs of this holder alone (the caller itself: it is alive). */
+  exceptHolder?: string;
   /** Text of the `interrupted` error. */
   reason?: string;
 }
@@ -825,7 +827,10 @@ export abstract class BaseStore implements Store {
     const cutoff = now - (options.olderThanMs ?? 0);
     const out: string[] = [];
     for (const run of await this.dbRunningRuns()) {
-      if (options.expiredLeases ? run.leaseUntil === undefined || run.leaseUntil >= now : run.updatedAt > cutoff) continue;
+      if (options.expiredLeases) {
+        if (run.leaseUntil === undefined || run.leaseUntil >= now) continue;
+        if (options.exceptHolder !== undefined && run.leaseHolder === options.exceptHolder) continue;
+      } else if (run.updatedAt > cutoff) continue;
       await this.interruptRun(run.id, options.reason);
       out.push(run.id);
     }

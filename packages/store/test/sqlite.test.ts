@@ -1,7 +1,7 @@
 /** The store contract against SQLite, and what only SQLite has: the file, WAL, a process killed mid-run. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -41,6 +41,29 @@ describe('SQLite specifics', () => {
       assert.equal(defaultSqlitePath({ SWITCHBOARD_DATA_DIR: '/srv/sb' }), '/srv/sb/switchboard.db');
       assert.equal(defaultSqlitePath({}), './data/switchboard.db');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the database file is created owner-only (0600) in a directory created owner-only (0700)', async (t) => {
+    if (process.platform === 'win32') return t.skip('POSIX modes');
+    const dir = mkdtempSync(join(tmpdir(), 'sb-mode-'));
+    const old = process.umask(0o022);
+    try {
+      const path = join(dir, 'new', 'deeper', 'x.db');
+      const store = await openSqliteStore({ path });
+      await store.createChat({ id: 'c' });
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.equal(statSync(`${path}-wal`).mode & 0o777, 0o600);
+      assert.equal(statSync(join(dir, 'new', 'deeper')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(dir, 'new')).mode & 0o777, 0o700);
+      await store.close();
+      // An existing file with a loose mode is tightened when opened.
+      chmodSync(path, 0o644);
+      await (await openSqliteStore({ path })).close();
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+    } finally {
+      process.umask(old);
       rmSync(dir, { recursive: true, force: true });
     }
   });

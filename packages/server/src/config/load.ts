@@ -11,7 +11,7 @@ import { langchainAvailable } from '../agents/langchain.ts';
 import { apiKeyFrom, PROVIDER_DEFAULTS, PROVIDER_FRAMEWORK } from '../agents/providers.ts';
 import { REPLAY_INTERVAL_MS } from '../agents/replay.ts';
 import { DEFAULT_LIMITS } from '../runner/types.ts';
-import { type ConfigFile, configFileSchema, ORIGIN, POSTGRES_URL, REDIS_URL } from './schema.ts';
+import { type ConfigFile, configFileSchema, HOST_PATTERN, ORIGIN, POSTGRES_URL, REDIS_URL } from './schema.ts';
 import type {
   AgentDefinition,
   BuiltinAgent,
@@ -34,6 +34,9 @@ export const SERVER_DEFAULTS = {
   dataDir: 'data',
   requestBytes: 8 * 1024 * 1024,
   rateLimitPerMinute: 120,
+  runsPerCaller: 32,
+  authFailuresPerMinute: 30,
+  runLeaseMs: 6000,
 } as const;
 
 /** One problem in the configuration. */
@@ -246,6 +249,19 @@ class EnvReader {
     return out;
   }
 
+  hosts(name: string): string[] | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    const list = v
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    const bad = list.find((h) => !HOST_PATTERN.test(h));
+    return bad === undefined
+      ? list
+      : this.fail(name, `expected host names or addresses (or "*"), comma-separated; got ${JSON.stringify(bad)}`);
+  }
+
   origins(name: string): string[] | undefined {
     const v = this.string(name);
     if (v === undefined) return undefined;
@@ -302,10 +318,15 @@ export function resolveConfig(file: unknown, options: ResolveOptions = {}): Swit
         : resolve(cwd, SERVER_DEFAULTS.dataDir),
     tokens: e.tokens('SWITCHBOARD_TOKENS') ?? f.tokens ?? [],
     cors: { origins: e.origins('SWITCHBOARD_CORS_ORIGINS') ?? f.cors?.origins ?? [] },
+    allowedHosts: e.hosts('SWITCHBOARD_ALLOWED_HOSTS') ?? f.allowedHosts ?? [],
+    runLeaseMs: e.int('SWITCHBOARD_RUN_LEASE_MS', 100) ?? f.runLeaseMs ?? SERVER_DEFAULTS.runLeaseMs,
     limits: {
       requestBytes: e.int('SWITCHBOARD_MAX_REQUEST_BYTES', 1) ?? limits.requestBytes ?? SERVER_DEFAULTS.requestBytes,
       runTimeMs: e.int('SWITCHBOARD_RUN_TIMEOUT_MS', 1) ?? limits.runTimeMs ?? DEFAULT_LIMITS.timeoutMs,
       rateLimitPerMinute: e.int('SWITCHBOARD_RATE_LIMIT_PER_MINUTE', 0) ?? limits.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute,
+      runsPerCaller: e.int('SWITCHBOARD_MAX_RUNS_PER_CALLER', 0) ?? limits.runsPerCaller ?? SERVER_DEFAULTS.runsPerCaller,
+      authFailuresPerMinute:
+        e.int('SWITCHBOARD_AUTH_FAILURES_PER_MINUTE', 0) ?? limits.authFailuresPerMinute ?? SERVER_DEFAULTS.authFailuresPerMinute,
       idleTimeoutMs: e.int('SWITCHBOARD_IDLE_TIMEOUT_MS', 1) ?? limits.idleTimeoutMs ?? DEFAULT_LIMITS.idleTimeoutMs,
       maxLineBytes: e.int('SWITCHBOARD_MAX_LINE_BYTES', 1) ?? limits.maxLineBytes ?? DEFAULT_LIMITS.maxLineBytes,
       maxOutputBytes: e.int('SWITCHBOARD_MAX_OUTPUT_BYTES', 1) ?? limits.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,

@@ -22,6 +22,8 @@ const agentName = z
 export const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 export const REDIS_URL = /^rediss?:\/\/\S+$/;
 export const ORIGIN = /^(\*|https?:\/\/[^/\s]+)$/;
+/** A `Host` allow-list entry: a name or address without port (IPv6 with or without brackets), or `*`. */
+export const HOST_PATTERN = /^(\*|\[?[A-Za-z0-9.:_-]+\]?)$/;
 
 /** One agent that runs as a process. */
 export const agentSchema = z.strictObject({
@@ -83,12 +85,16 @@ export const configFileSchema = z
         requestBytes: positiveInt,
         runTimeMs: positiveInt,
         rateLimitPerMinute: z.number().int().nonnegative(),
+        runsPerCaller: z.number().int().nonnegative(),
+        authFailuresPerMinute: z.number().int().nonnegative(),
         idleTimeoutMs: positiveInt,
         maxLineBytes: positiveInt,
         maxOutputBytes: positiveInt,
       })
       .partial()
       .optional(),
+    allowedHosts: z.array(z.string().regex(HOST_PATTERN, 'expected a host name, an IP address or "*"')).optional(),
+    runLeaseMs: z.number().int().min(100).optional(),
     agents: z.array(agentSchema).optional(),
     builtins: builtinsSchema.optional(),
   })

@@ -97,6 +97,13 @@ export interface ServerSettings {
   /** Accepted bearer tokens; empty = no authentication. */
   tokens: TokenConfig[];
   cors: { origins: string[] };
+  /**
+   * `Host` header values accepted while authentication is off (DNS-rebinding guard); a mismatch
+   * answers 403. Empty: the bound host, `localhost` names, 127.0.0.1 and ::1. `*`: any host.
+   */
+  allowedHosts: string[];
+  /** How long a run's lease lasts (ms): another instance interrupts a run whose lease its instance stopped renewing. */
+  runLeaseMs: number;
   limits: {
     /** Largest request body in bytes. */
     requestBytes: number;
@@ -104,6 +111,10 @@ export interface ServerSettings {
     runTimeMs: number;
     /** Requests per minute per token (0 = unlimited). */
     rateLimitPerMinute: number;
+    /** Runs one caller (token name, or client address without auth) may have running at once (0 = unlimited). */
+    runsPerCaller: number;
+    /** Failed authentications per minute per client address before 429 (0 = unlimited). */
+    authFailuresPerMinute: number;
     /** Defaults of the agents' own limits. */
     idleTimeoutMs: number;
     maxLineBytes: number;

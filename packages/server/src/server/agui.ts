@@ -174,6 +174,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
       agent,
       messages,
       principal,
+      caller: c.get('caller'),
       ...(userMessage ? { userMessage } : {}),
     });
   } catch (err) {

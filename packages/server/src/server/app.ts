@@ -21,6 +21,7 @@ import { postChat, resumeChat } from './chat.ts';
 import type { DisconnectPolicy, GatewayCore, GatewayEnv } from './context.ts';
 import { jsonError } from './errors.ts';
 import type { RedisFanout } from './fanout.ts';
+import { authFailureLimited, callerKey, hostChecker, hostRejection } from './guard.ts';
 import { openApiDocument } from './openapi.ts';
 import { memoryLimiter, type RateLimiter, redisLimiter } from './rate-limit.ts';
 import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, renameChat, runEvents, runStream } from './rest.ts';
@@ -54,6 +55,12 @@ export interface AppOptions {
   rateLimitPerMinute?: number;
   /** Options of the runner (environment, logger, kill grace…). */
   runOptions?: RunOptions;
+  /** The host the server is bound to (for the default `Host` allow-list; startServer sets it). */
+  host?: string;
+  /** Lease of the runs started here in ms (default: the config's `runLeaseMs`; 0: none). */
+  runLeaseMs?: number;
+  /** This instance's id in run leases (default: a random UUID). */
+  instanceId?: string;
   /** Re-check interval of WebSocket session followers in ms (default 2000). */
   pollIntervalMs?: number;
   /** Told about unexpected errors (default `console.error`). */
@@ -95,8 +102,11 @@ export function createGateway(options: AppOptions = {}): Gateway {
   const agents = new AgentRegistry(config, extra, options.defaultAgent ?? (options.agent ? LEGACY_AGENT_NAME : undefined));
   const auth = new Authenticator(settings.tokens);
   const perMinute = options.rateLimitPerMinute ?? settings.limits.rateLimitPerMinute;
-  const limiter: RateLimiter | undefined =
+  const limiterOf = (perMinute: number): RateLimiter | undefined =>
     perMinute > 0 ? (options.fanout ? redisLimiter(options.fanout, { perMinute }) : memoryLimiter({ perMinute })) : undefined;
+  const limiter = limiterOf(perMinute);
+  const authFailures = auth.enabled ? limiterOf(settings.limits.authFailuresPerMinute) : undefined;
+  const hostAllowed = auth.enabled ? () => true : hostChecker(options.host, settings.allowedHosts);
 
   let ownedStore: import('@switchboard/store').Store | undefined;
   let opening: Promise<GatewayCore> | undefined;
@@ -114,6 +124,9 @@ export function createGateway(options: AppOptions = {}): Gateway {
         agents,
         ...(options.fanout ? { fanout: options.fanout } : {}),
         runOptions: options.runOptions ?? {},
+        leaseMs: options.runLeaseMs ?? settings.runLeaseMs,
+        maxRunsPerCaller: settings.limits.runsPerCaller,
+        ...(options.instanceId ? { instanceId: options.instanceId } : {}),
         onError,
       });
       await runs.init();
@@ -130,6 +143,8 @@ export function createGateway(options: AppOptions = {}): Gateway {
         onDisconnect: options.onDisconnect ?? 'abort',
         corsOrigins: settings.cors.origins,
         pollIntervalMs: options.pollIntervalMs ?? 2000,
+        hostAllowed,
+        ...(authFailures ? { authFailures } : {}),
         onError,
       };
       return core;
@@ -143,6 +158,14 @@ export function createGateway(options: AppOptions = {}): Gateway {
     return jsonError(500, 'Internal server error');
   });
   app.notFound((c) => jsonError(404, `Not found: ${c.req.method} ${c.req.path}`));
+
+  // DNS rebinding: with authentication off, only the allowed host names (health checks excepted).
+  app.use('*', async (c, next) => {
+    // Node's server builds the URL from the Host header; a Request made in code may have only the URL.
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (c.req.path !== '/healthz' && !hostAllowed(host)) return jsonError(403, hostRejection(host));
+    await next();
+  });
 
   if (settings.cors.origins.length > 0) {
     const origins = settings.cors.origins;
@@ -181,12 +204,17 @@ export function createGateway(options: AppOptions = {}): Gateway {
   app.use('/api/*', async (c, next) => {
     const core = await ready();
     c.set('core', core);
+    const address = c.env?.incoming?.socket?.remoteAddress ?? 'local';
     const result = core.auth.check(c.req.header('authorization'));
-    if (!result.ok) return jsonError(401, result.message, { headers: { 'www-authenticate': 'Bearer' } });
+    if (!result.ok) {
+      const limited = await authFailureLimited(core, address);
+      if (limited) return limited;
+      return jsonError(401, result.message, { headers: { 'www-authenticate': 'Bearer' } });
+    }
     c.set('principal', result.principal);
+    const key = callerKey(result.principal, address);
+    c.set('caller', key);
     if (core.limiter) {
-      const p = result.principal;
-      const key = 'name' in p ? `token:${p.name}` : `ip:${c.env?.incoming?.socket?.remoteAddress ?? 'local'}`;
       const taken = await core.limiter.take(key);
       if (!taken.ok)
         return jsonError(429, 'Too many requests: slow down', {

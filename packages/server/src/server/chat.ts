@@ -38,7 +38,11 @@ export function runHeaders(runId: string, chatId: string): Record<string, string
 
 /** A RunStartError as a JSON response. */
 export function startErrorResponse(err: unknown): Response {
-  if (err instanceof RunStartError) return jsonError(err.status, err.message, { code: err.code });
+  if (err instanceof RunStartError)
+    return jsonError(err.status, err.message, {
+      code: err.code,
+      ...(err.retryAfterMs !== undefined ? { headers: { 'retry-after': String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) } } : {}),
+    });
   throw err;
 }
 
@@ -102,6 +106,7 @@ export async function postChat(c: GatewayContext): Promise<Response> {
       agent,
       messages,
       principal: c.get('principal'),
+      caller: c.get('caller'),
       ...(userMessage ? { userMessage } : {}),
     });
   } catch (err) {

@@ -33,12 +33,16 @@ export interface GatewayCore {
   corsOrigins: string[];
   /** Re-check interval of WebSocket session followers (ms). */
   pollIntervalMs: number;
+  /** The `Host` check (true: allowed); applied while authentication is off. */
+  hostAllowed: (host: string | undefined) => boolean;
+  /** Failed authentications per client address; undefined = unlimited. */
+  authFailures?: RateLimiter;
   onError: (err: unknown) => void;
 }
 
 /** Hono environment of the gateway's routes. */
 export interface GatewayEnv {
-  Variables: { core: GatewayCore; principal: Principal };
+  Variables: { core: GatewayCore; principal: Principal; caller: string };
   /** @hono/node-server's bindings (absent under `app.request`). */
   Bindings: { incoming?: { socket?: { remoteAddress?: string } } };
 }

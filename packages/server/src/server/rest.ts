@@ -54,19 +54,9 @@ export async function listChats(c: GatewayContext): Promise<Response> {
     const chats = await store.listChats({ limit, offset });
     return c.json({ chats: chats.map(publicChat) });
   }
-  // The store has no owner index: page through, keeping the caller's chats.
-  const mine: Chat[] = [];
-  let skipped = 0;
-  for (let at = 0; mine.length < limit; at += MAX_PAGE) {
-    const page = await store.listChats({ limit: MAX_PAGE, offset: at });
-    for (const chat of page) {
-      if (!canSee(principal, chat)) continue;
-      if (skipped < offset) skipped++;
-      else if (mine.length < limit) mine.push(chat);
-    }
-    if (page.length < MAX_PAGE) break;
-  }
-  return c.json({ chats: mine.map(publicChat) });
+  // The caller's chats, from the store's owner index.
+  const mine = await store.listChats({ limit, offset, owner: principal.name });
+  return c.json({ chats: mine.filter((chat) => canSee(principal, chat)).map(publicChat) });
 }
 
 /** `GET /api/chats/:id`: the chat and its runs. */

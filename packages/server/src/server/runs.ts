@@ -11,7 +11,19 @@
  * (the store failed) is interrupted, so nothing stays `running`.
  *
  * One run at a time per chat: a new run in a chat first aborts the one in progress (here, or on
- * another instance through the Redis control channel), so a chat's runs never overlap.
+ * another instance through the Redis control channel) — it *supersedes* it — and then starts with
+ * the store's `exclusive` check, atomic with the insert: of starts that race (simultaneous
+ * requests, on one instance or several), exactly one gets in and the others answer 409
+ * `run_in_progress`. A chat's runs never overlap.
+ *
+ * Leases: every run started here holds a lease (`runLeaseMs`) that this instance renews every third
+ * of it. Every instance sweeps the store as often for runs whose lease ended — their instance died
+ * (kill -9, a lost machine) — and interrupts them: their followers get an `interrupted` error and
+ * the finish, the history shows the message interrupted, and the chat takes a new message.
+ *
+ * Per-caller cap: one caller (a token's name, or the client address when authentication is off)
+ * may have `maxRunsPerCaller` runs executing on this instance at once; more answer 429 with
+ * `Retry-After`.
  */
 import { randomUUID } from 'node:crypto';
 import type { CanonicalEvent } from '@switchboard/core';
@@ -49,19 +61,24 @@ export interface StartRunInput {
   /** The user message to store (the last one of `messages`, usually). */
   userMessage?: UserMessageInit;
   principal: Principal;
+  /** Who the per-caller cap counts this run against (default: the principal's name, else `anonymous`). */
+  caller?: string;
   /** Title of a chat this creates (default: the start of the user message). */
   title?: string;
 }
 
 /** Why a run could not start, as an HTTP status and a message. */
 export class RunStartError extends Error {
-  readonly status: 400 | 404 | 409 | 503;
+  readonly status: 400 | 404 | 409 | 429 | 503;
   readonly code: string;
-  constructor(status: 400 | 404 | 409 | 503, code: string, message: string) {
+  /** With 429: when to try again (ms). */
+  readonly retryAfterMs: number | undefined;
+  constructor(status: 400 | 404 | 409 | 429 | 503, code: string, message: string, retryAfterMs?: number) {
     super(message);
     this.name = 'RunStartError';
     this.status = status;
     this.code = code;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -76,10 +93,18 @@ export interface RunManagerOptions {
   supersedeTimeoutMs?: number;
   /** A run on another instance with no append for this long is taken as dead and interrupted (ms, default 5 min). */
   staleRunMs?: number;
+  /** Lease of the runs started here (ms, default 6000; 0: no leases, no sweep). Renewed and swept every third of it. */
+  leaseMs?: number;
+  /** This instance's id in the leases (default: a random UUID). */
+  instanceId?: string;
+  /** Runs one caller may have executing here at once (default 0: unlimited). */
+  maxRunsPerCaller?: number;
   now?: () => number;
 }
 
 const TITLE_CHARS = 80;
+/** The store's `exclusive` conflict (another run of the chat is running). */
+const IN_PROGRESS = /has a run in progress/;
 /** Longest stretch the pump appends without letting other work run (ms). */
 const PUMP_SLICE_MS = 10;
 /** Most events in one append. */
@@ -105,6 +130,13 @@ export class RunManager {
   private readonly chats = new SignalMap();
   private stopControl: (() => Promise<void>) | undefined;
   private closing = false;
+  /** This instance's id, the holder of its runs' leases. */
+  readonly instanceId: string;
+  private readonly leaseMs: number;
+  private readonly maxRunsPerCaller: number;
+  private readonly callers = new Map<string, number>();
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
 
   constructor(options: RunManagerOptions) {
     this.store = options.store;
@@ -115,10 +147,17 @@ export class RunManager {
     this.supersedeTimeoutMs = options.supersedeTimeoutMs ?? 10_000;
     this.staleRunMs = options.staleRunMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
+    this.instanceId = options.instanceId ?? randomUUID();
+    this.leaseMs = options.leaseMs ?? 6000;
+    this.maxRunsPerCaller = options.maxRunsPerCaller ?? 0;
   }
 
-  /** Listens for aborts sent by other instances. */
+  /** Listens for aborts sent by other instances; starts renewing leases and sweeping for expired ones. */
   async init(): Promise<void> {
+    if (this.leaseMs > 0) {
+      this.leaseTimer = setInterval(() => void this.tickLeases(), Math.max(10, Math.floor(this.leaseMs / 3)));
+      this.leaseTimer.unref();
+    }
     if (!this.fanout) return;
     this.stopControl = await this.fanout.subscribe('control', (text) => {
       try {
@@ -138,6 +177,33 @@ export class RunManager {
   /** Runs executing here. */
   get size(): number {
     return this.local.size;
+  }
+
+  /** Renews the leases of the runs executing here, then interrupts runs of other instances whose lease ended. */
+  private tickLeases(): Promise<void> {
+    this.sweeping ??= (async () => {
+      try {
+        if (this.local.size > 0) await this.store.renewLeases(this.instanceId, [...this.local.keys()], this.now() + this.leaseMs);
+        await this.sweep();
+      } catch (err) {
+        if (!this.closing) this.onError(err);
+      } finally {
+        this.sweeping = undefined;
+      }
+    })();
+    return this.sweeping;
+  }
+
+  /**
+   * Interrupts the runs whose lease has ended (their instance is gone), except this instance's own
+   * (it is alive: a late renewal is not a death). Returns their ids.
+   */
+  async sweep(): Promise<string[]> {
+    return this.store.recoverRuns({
+      expiredLeases: true,
+      exceptHolder: this.instanceId,
+      reason: 'The run was interrupted: its server instance stopped.',
+    });
   }
 
   /**
@@ -230,6 +296,34 @@ export class RunManager {
     if (this.closing) throw new RunStartError(503, 'shutting_down', 'The server is shutting down');
     const why = this.agents.unavailable(input.agent);
     if (why) throw new RunStartError(this.agents.has(input.agent) ? 503 : 400, 'agent_unavailable', why);
+    const caller = input.caller ?? ('name' in input.principal ? `token:${input.principal.name}` : 'anonymous');
+    if (this.maxRunsPerCaller > 0 && (this.callers.get(caller) ?? 0) >= this.maxRunsPerCaller)
+      throw new RunStartError(
+        429,
+        'too_many_runs',
+        `Too many runs in progress: at most ${this.maxRunsPerCaller} at once per caller; wait for one to finish`,
+        1000,
+      );
+    // Counted from here, so simultaneous starts cannot all pass the check.
+    this.callers.set(caller, (this.callers.get(caller) ?? 0) + 1);
+    let started = false;
+    try {
+      const entry = await this.startCounted(input);
+      started = true;
+      void entry.done.then(() => this.release(caller));
+      return entry;
+    } finally {
+      if (!started) this.release(caller);
+    }
+  }
+
+  private release(caller: string): void {
+    const n = (this.callers.get(caller) ?? 1) - 1;
+    if (n <= 0) this.callers.delete(caller);
+    else this.callers.set(caller, n);
+  }
+
+  private async startCounted(input: StartRunInput): Promise<LocalRun> {
     const title = input.title ?? titleOf(input.userMessage?.content);
     await this.ensureChat(input.chatId, input.principal, title, input.agent);
     const runId = input.runId ?? randomUUID();
@@ -242,16 +336,28 @@ export class RunManager {
       chatId: input.chatId,
       runId,
       messageId,
+      exclusive: true,
+      ...(this.leaseMs > 0 ? { lease: { holder: this.instanceId, until: this.now() + this.leaseMs } } : {}),
       ...(input.userMessage ? { userMessage: input.userMessage } : {}),
       ...(title ? { title } : {}),
     };
     try {
-      await this.store.startRun(init);
+      try {
+        await this.store.startRun(init);
+      } catch (err) {
+        // Message ids are global in the store, client ids are not: a user message id taken by
+        // another chat is stored under an id of its own.
+        if (!(err instanceof StoreError && err.code === 'conflict' && init.userMessage) || IN_PROGRESS.test(err.message)) throw err;
+        await this.store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${runId}` } });
+      }
     } catch (err) {
-      // Message ids are global in the store, client ids are not: a user message id taken by
-      // another chat is stored under an id of its own.
-      if (!(err instanceof StoreError && err.code === 'conflict' && init.userMessage)) throw err;
-      await this.store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${runId}` } });
+      if (err instanceof StoreError && err.code === 'conflict' && IN_PROGRESS.test(err.message))
+        throw new RunStartError(
+          409,
+          'run_in_progress',
+          `Chat ${input.chatId} has a run in progress: another request started one at the same time`,
+        );
+      throw err;
     }
 
     const ctl = new AbortController();
@@ -359,6 +465,8 @@ export class RunManager {
   /** Aborts every run executing here and waits until they are stored; no new run starts after this. */
   async close(reason = 'the server is shutting down'): Promise<void> {
     this.closing = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    await this.sweeping;
     const all = [...this.local.values()];
     for (const r of all) r.abort(reason);
     await Promise.all(all.map((r) => r.done));

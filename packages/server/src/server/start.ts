@@ -43,7 +43,7 @@ function urlOf(host: string, port: number): string {
 /** Starts the Switchboard server; resolves once it is listening and its store is open. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const { port = 3000, host = '127.0.0.1', ...appOptions } = options;
-  const gateway = createGateway(appOptions);
+  const gateway = createGateway({ host, ...appOptions });
   const core = await gateway.ready();
   const server = await new Promise<Server>((resolve, reject) => {
     // Leave the process-wide Request/Response alone: this may run inside someone else's program.

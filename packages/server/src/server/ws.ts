@@ -28,6 +28,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 
 import { canSee, type Principal } from './auth.ts';
 import type { GatewayCore } from './context.ts';
+import { authFailureLimited, callerKey, hostRejection } from './guard.ts';
 import { RunStartError } from './runs.ts';
 import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
 
@@ -90,13 +91,21 @@ export function attachWebSocket(server: Server, getCore: () => Promise<GatewayCo
       } catch {
         return reject(socket, 503, 'The server is not ready');
       }
+      if (!core.hostAllowed(req.headers.host)) return reject(socket, 403, hostRejection(req.headers.host));
       if (!originAllowed(req.headers.origin, req.headers.host, core.corsOrigins))
         return reject(socket, 403, `Origin ${req.headers.origin} is not allowed`);
       const auth = core.auth.check(req.headers.authorization, url.searchParams.get('access_token'));
-      if (!auth.ok) return reject(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
+      if (!auth.ok) {
+        const limited = await authFailureLimited(core, req.socket.remoteAddress);
+        if (limited)
+          return reject(socket, 429, 'Too many failed authentication attempts', {
+            'retry-after': limited.headers.get('retry-after') ?? '60',
+          });
+        return reject(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
+      }
+      const caller = callerKey(auth.principal, req.socket.remoteAddress);
       if (core.limiter) {
-        const key = 'name' in auth.principal ? `token:${auth.principal.name}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
-        const taken = await core.limiter.take(key);
+        const taken = await core.limiter.take(caller);
         if (!taken.ok)
           return reject(socket, 429, 'Too many requests', { 'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))) });
       }
@@ -104,7 +113,7 @@ export function attachWebSocket(server: Server, getCore: () => Promise<GatewayCo
       wss.handleUpgrade(req, socket, head, (ws) => {
         sockets.add(ws);
         ws.on('close', () => sockets.delete(ws));
-        new Connection(ws, core, auth.principal).start();
+        new Connection(ws, core, auth.principal, caller).start();
       });
     })().catch(() => socket.destroy());
   };
@@ -137,14 +146,16 @@ class Connection {
   private readonly ws: WebSocket;
   private readonly core: GatewayCore;
   private readonly principal: Principal;
+  private readonly caller: string;
   private readonly subs = new Map<string, AbortController>();
   private alive = true;
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(ws: WebSocket, core: GatewayCore, principal: Principal) {
+  constructor(ws: WebSocket, core: GatewayCore, principal: Principal, caller: string) {
     this.ws = ws;
     this.core = core;
     this.principal = principal;
+    this.caller = caller;
   }
 
   start(): void {
@@ -315,6 +326,7 @@ class Connection {
         messages: [...history, user],
         userMessage: { id: user.id, content: m.content, parts: user.parts },
         principal: this.principal,
+        caller: this.caller,
       });
       await this.send({ event: 'run:started', data: { sessionId, runId: run.runId, messageId: run.messageId, agent, ...ctx } });
     } catch (err) {
