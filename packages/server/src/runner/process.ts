@@ -278,7 +278,10 @@ class ProcessRun implements AgentRun {
       else this.log('error', `process error: ${err.message}`);
     });
     child.on('exit', (code, signal) => this.onExit({ code, signal }));
-    if (child.pid !== undefined) track(child.pid);
+    if (child.pid !== undefined) {
+      track(child.pid);
+      this.options.onProcess?.('spawn', child.pid);
+    }
     if (child.pid !== undefined) this.log('info', `started: ${def.command} ${def.args.join(' ')}`.trimEnd());
 
     child.stdin.on('error', (err) => this.log('debug', `stdin: ${err.message}`));
@@ -343,6 +346,7 @@ class ProcessRun implements AgentRun {
     this.log(exit.code === 0 ? 'info' : 'warn', exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`);
     if (pid !== undefined) live.delete(pid);
     this.markExited(exit);
+    if (pid !== undefined) this.options.onProcess?.('exit', pid);
     // Whatever the agent left running in its process group goes too, so its pipes close.
     if (POSIX && pid !== undefined) {
       try {

@@ -58,6 +58,8 @@ export interface RunOptions {
   highWaterMark?: number;
   /** Told when reading stdout pauses (true) and resumes (false) because the consumer is slow. */
   onBackpressure?: (paused: boolean) => void;
+  /** Told when an agent process starts and when it has exited (the gateway's ledger of processes to reap after a crash). */
+  onProcess?: (event: 'spawn' | 'exit', pid: number) => void;
 }
 
 /** How an agent process ended. */

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from '../config/load.ts';
 import type { SwitchboardConfig } from '../config/types.ts';
+import { AgentLedger } from './agent-ledger.ts';
 import type { DisconnectPolicy } from './context.ts';
 import { type GatewayStore, openGatewayStore, storeSettingsOf } from './gateway-store.ts';
 import { type RunningServer, type ServerOptions, startServer } from './start.ts';
@@ -36,6 +37,8 @@ export interface Booted {
   store: GatewayStore;
   /** Runs that were still `running` from an earlier process and were closed as interrupted. */
   recovered: string[];
+  /** Agent processes an earlier gateway on this data directory left behind, killed at boot. */
+  reaped: number[];
   /** Stops the server, then closes the store. */
   close(): Promise<void>;
 }
@@ -65,10 +68,20 @@ export async function bootGateway(options: BootOptions = {}): Promise<Booted> {
   // Alone on the log (SQLite), every run left `running` belongs to a dead process. Sharing it, only
   // runs silent for longer than any agent may be silent are.
   const staleMs = Math.max(settings.limits.idleTimeoutMs, ...config.agents.map((a) => a.limits.idleTimeoutMs)) + 30_000;
+  // Agents a gateway killed before it could end them (SIGKILL) are ended now.
+  const ledger = new AgentLedger(settings.dataDir);
+  const reaped = ledger.reap();
+  const userOnProcess = options.server?.runOptions?.onProcess;
+  const onProcess = (event: 'spawn' | 'exit', pid: number) => {
+    ledger.onProcess(event, pid);
+    userOnProcess?.(event, pid);
+  };
   let recovered: string[];
   let server: RunningServer;
   try {
-    recovered = await store.store.recoverRuns(store.shared ? { olderThanMs: staleMs } : {});
+    // Runs whose lease ended are orphans whatever the backend; alone on the log (SQLite), all are.
+    recovered = await store.store.recoverRuns(store.shared ? { expiredLeases: true } : {});
+    if (store.shared) recovered.push(...(await store.store.recoverRuns({ olderThanMs: staleMs })));
     server = await startServer({
       ...options.server,
       config,
@@ -77,7 +90,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<Booted> {
       port: options.port ?? settings.port,
       host: options.host ?? settings.host,
       onDisconnect,
-      runOptions: { env, ...options.server?.runOptions },
+      runOptions: { env, ...options.server?.runOptions, onProcess },
     });
   } catch (err) {
     await store.close().catch(() => {});
@@ -93,6 +106,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<Booted> {
   const enabled = config.agents.filter((a) => a.enabled).map((a) => a.name);
   log(`Switchboard listening on ${server.url}`);
   log(`  store: ${store.describe}${recovered.length ? `; ${recovered.length} interrupted run(s) recovered` : ''}`);
+  if (reaped.length) log(`  ended ${reaped.length} agent process(es) left behind by a previous gateway: ${reaped.join(', ')}`);
   log(`  config: ${config.source ?? 'none (defaults and environment)'}; agents: ${enabled.join(', ')}`);
   log(`  auth: ${settings.tokens.length ? `${settings.tokens.length} token(s)` : 'off'}; on disconnect: ${onDisconnect}`);
 
@@ -102,6 +116,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<Booted> {
     config,
     store,
     recovered,
+    reaped,
     close: () => {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);

@@ -76,7 +76,7 @@ export async function openGatewayStore(settings: StoreSettings): Promise<Gateway
     durable = await openSqliteStore({ path, ...poll });
     describe = `sqlite (${path})`;
   }
-  const shared = durable.kind !== 'sqlite';
+  const shared = durable.kind === 'postgres' || durable.kind === 'redis';
   if (!settings.redisUrl) return { store: durable, shared, describe, close: () => durable.close() };
 
   let fanout: RedisFanout;
