@@ -1,7 +1,11 @@
 /**
- * Section `load`: N concurrent SSE clients on one real gateway (`node packages/server/src/main.ts`,
- * its own process, SQLite in a temporary data dir) running the demo agent at full speed (no pause
- * between events), rate limit raised out of the way.
+ * Section `load`: N concurrent SSE clients on one real gateway (the built `packages/server/dist/main.js`,
+ * what `npm start` runs — the section runs `npm run build` first — in its own process) running the
+ * demo agent at full speed (no pause between events), rate limit and per-caller cap out of the way,
+ * on each store: SQLite (a temporary data dir), PostgreSQL (a schema of its own, dropped after;
+ * skipped with a note when unreachable) and the in-memory store (`memory:`, the baseline: the
+ * gateway with a store that does no I/O). Each store's row is compared with the memory row of the
+ * same N: its events/s ÷ memory's, its p99 TTFB ÷ memory's.
  *
  * Every client POSTs `/api/chat` (loopback, one connection each) and reads its whole UI message
  * stream. Measured per N: time to first body byte (p50 / p99, from the request's start), SSE events
@@ -9,7 +13,7 @@
  * load − RSS when idle after a warm-up) / the most streams open at once (header received, `[DONE]`
  * not yet). Every stream is checked: status 200, ends with `data: [DONE]`, carries the demo's answer.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -22,15 +26,29 @@ import { parseUiSse, summarize } from './verify.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = join(ROOT, 'node_modules/.bin/node');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const MAIN = join(ROOT, 'packages/server/dist/main.js');
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The stores the section can run on. */
+export const LOAD_STORES = ['sqlite', 'postgres', 'memory'] as const;
+export type LoadStore = (typeof LOAD_STORES)[number];
 const PROMPT = 'Hello from the load benchmark';
 const WARMUP = 20;
 
 export interface LoadOptions {
   /** Concurrent clients, one server per value (e.g. [100, 1000]). */
   clients: number[];
+  /** Stores, one server per store and N (default: all three). */
+  stores?: readonly LoadStore[];
+  /** Extra node arguments of the gateway process (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** Skip `npm run build` (the dist is known to be fresh). */
+  noBuild?: boolean;
 }
 
 export interface LoadRow {
+  store: LoadStore;
   clients: number;
   ttfbP50Ms: number;
   ttfbP99Ms: number;
@@ -42,15 +60,23 @@ export interface LoadRow {
   idleRssMb: number;
   peakRssMb: number;
   mbPerStream: number;
+  /** The gateway's CPU time (user + system) per SSE event delivered, µs: steadier than events/s on a busy machine. */
+  cpuUsPerEvent: number;
   failures: number;
   /** The first failure, when any. */
   firstFailure?: string;
+  /** This store's time ÷ the memory store's at the same N (wall time, i.e. memory's events/s ÷ this one's). */
+  timeVsMemory?: number;
+  /** p99 TTFB ÷ memory's at the same N. */
+  p99VsMemory?: number;
 }
 
 export interface LoadResult {
   prompt: string;
   eventsPerStream: number;
   rows: LoadRow[];
+  /** Stores that could not run, and why. */
+  skipped: { store: LoadStore; reason: string }[];
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -64,6 +90,18 @@ function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat (Linux; NaN elsewhere). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 (utime, stime) in clock ticks: 100 per second on Linux.
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
   } catch {
     return Number.NaN;
   }
@@ -87,8 +125,8 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startGateway(dataDir: string, config: string): Promise<Server> {
-  const child = spawn(NODE, [join(ROOT, 'packages/server/src/main.ts')], {
+async function startGateway(dataDir: string, config: string, storeEnv: Record<string, string>, nodeArgs: string[]): Promise<Server> {
+  const child = spawn(NODE, [...nodeArgs, MAIN], {
     cwd: dataDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -98,6 +136,8 @@ async function startGateway(dataDir: string, config: string): Promise<Server> {
       SWITCHBOARD_DATA_DIR: dataDir,
       SWITCHBOARD_CONFIG: config,
       SWITCHBOARD_RATE_LIMIT_PER_MINUTE: '100000000',
+      SWITCHBOARD_MAX_RUNS_PER_CALLER: '0',
+      ...storeEnv,
     },
   });
   const exited = new Promise<void>((done) => child.on('exit', () => done()));
@@ -213,44 +253,73 @@ function expectedAnswer(): string {
   return text;
 }
 
-export async function load(options: LoadOptions): Promise<LoadResult> {
-  const expected = expectedAnswer();
-  console.log(
-    `\nload) Concurrent SSE clients on one gateway (node packages/server/src/main.ts, SQLite, own process), demo agent at full speed\n` +
-      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read and checked;\n` +
-      `   a fresh server per row, ${WARMUP} warm-up requests, then all N at once. MB/stream = (peak RSS − idle RSS) / most streams open at once\n`,
-  );
-  const rows: LoadRow[] = [];
-  let eventsPerStream = 0;
-  for (const n of options.clients) {
-    const dir = await mkdtemp(join(tmpdir(), 'switchboard-load-'));
-    const config = join(dir, 'switchboard.config.json');
-    await writeFile(config, JSON.stringify({ builtins: { demo: { delayMs: 0 } } }));
-    const server = await startGateway(dir, config);
-    try {
-      const warm = await round(server, WARMUP, `warm${n}`, expected, { now: 0, peak: 0 });
-      const bad = warm.find((r) => r.error);
-      if (bad) fail(`load: warm-up request failed: ${bad.error}`);
-      eventsPerStream = warm[0].events;
-      const idleRssMb = procMb(server.pid, 'VmRSS');
-      const hwm = resetPeak(server.pid);
-      let sampledPeak = idleRssMb;
-      const sampler = setInterval(() => {
-        sampledPeak = Math.max(sampledPeak, procMb(server.pid, 'VmRSS'));
-      }, 5);
-      const open = { now: 0, peak: 0 };
-      const t0 = performance.now();
-      const results = await round(server, n, `load${n}`, expected, open);
-      const wallMs = performance.now() - t0;
-      clearInterval(sampler);
-      const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
-      const failed = results.filter((r) => r.error);
-      const ttfb = results
-        .map((r) => r.ttfbMs)
-        .filter((x) => Number.isFinite(x))
-        .sort((a, b) => a - b);
-      const events = results.reduce((sum, r) => sum + r.events, 0);
-      rows.push({
+/** Whether PostgreSQL answers (the bench skips its rows with a note when not). */
+async function postgresReason(): Promise<string | undefined> {
+  try {
+    const pg = (await import('pg')).default;
+    const c = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3000 });
+    await c.connect();
+    await c.end();
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL not reachable at DATABASE_URL: ${(err as Error).message}`;
+  }
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await c.end();
+}
+
+/** One store at one N: a fresh gateway, a warm-up, then N clients at once. */
+async function measure(
+  store: LoadStore,
+  n: number,
+  expected: string,
+  nodeArgs: string[],
+): Promise<{ row: LoadRow; eventsPerStream: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchboard-load-'));
+  const config = join(dir, 'switchboard.config.json');
+  await writeFile(config, JSON.stringify({ builtins: { demo: { delayMs: 0 } } }));
+  const schema = `sb_load_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const storeEnv: Record<string, string> =
+    store === 'postgres'
+      ? { DATABASE_URL: `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}schema=${schema}` }
+      : store === 'memory'
+        ? { SWITCHBOARD_STORE_URL: 'memory:' }
+        : {};
+  const server = await startGateway(dir, config, storeEnv, nodeArgs);
+  try {
+    const warm = await round(server, WARMUP, `warm${n}`, expected, { now: 0, peak: 0 });
+    const bad = warm.find((r) => r.error);
+    if (bad) fail(`load (${store}): warm-up request failed: ${bad.error}`);
+    const idleRssMb = procMb(server.pid, 'VmRSS');
+    const hwm = resetPeak(server.pid);
+    let sampledPeak = idleRssMb;
+    const sampler = setInterval(() => {
+      sampledPeak = Math.max(sampledPeak, procMb(server.pid, 'VmRSS'));
+    }, 5);
+    const open = { now: 0, peak: 0 };
+    const cpu0 = procCpuMs(server.pid);
+    const t0 = performance.now();
+    const results = await round(server, n, `load${n}`, expected, open);
+    const wallMs = performance.now() - t0;
+    const cpuMs = procCpuMs(server.pid) - cpu0;
+    clearInterval(sampler);
+    const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
+    const failed = results.filter((r) => r.error);
+    const ttfb = results
+      .map((r) => r.ttfbMs)
+      .filter((x) => Number.isFinite(x))
+      .sort((a, b) => a - b);
+    const events = results.reduce((sum, r) => sum + r.events, 0);
+    return {
+      eventsPerStream: warm[0].events,
+      row: {
+        store,
         clients: n,
         ttfbP50Ms: percentile(ttfb, 50),
         ttfbP99Ms: percentile(ttfb, 99),
@@ -261,23 +330,82 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         idleRssMb,
         peakRssMb,
         mbPerStream: (peakRssMb - idleRssMb) / Math.max(1, open.peak),
+        cpuUsPerEvent: (cpuMs * 1000) / Math.max(1, events),
         failures: failed.length,
         ...(failed[0]?.error ? { firstFailure: failed[0].error } : {}),
-      });
-    } finally {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+    if (store === 'postgres') await dropSchema(schema).catch(() => {});
+  }
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const expected = expectedAnswer();
+  const stores = options.stores ?? LOAD_STORES;
+  const nodeArgs = options.nodeArgs ?? [];
+  if (!options.noBuild) {
+    // The gateway runs from dist (what `npm start` runs): build it so it is current.
+    execFileSync(NPM, ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  console.log(
+    `\nload) Concurrent SSE clients on one gateway (node packages/server/dist/main.js, own process), demo agent at full speed, per store\n` +
+      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read and checked;\n` +
+      `   a fresh server per row, ${WARMUP} warm-up requests, then all N at once. MB/stream = (peak RSS − idle RSS) / most streams open at once;\n` +
+      `   × memory = this store's wall time ÷ the in-memory store's at the same N (1.00 = no cost for durability)\n`,
+  );
+  const rows: LoadRow[] = [];
+  const skipped: { store: LoadStore; reason: string }[] = [];
+  let eventsPerStream = 0;
+  for (const store of stores) {
+    if (store === 'postgres') {
+      const reason = await postgresReason();
+      if (reason) {
+        skipped.push({ store, reason });
+        continue;
+      }
     }
+    for (const n of options.clients) {
+      const m = await measure(store, n, expected, nodeArgs);
+      eventsPerStream = m.eventsPerStream;
+      rows.push(m.row);
+    }
+  }
+  for (const r of rows) {
+    const base = rows.find((b) => b.store === 'memory' && b.clients === r.clients);
+    if (!base) continue;
+    r.timeVsMemory = r.wallMs / base.wallMs;
+    r.p99VsMemory = r.ttfbP99Ms / base.ttfbP99Ms;
   }
   console.log(
     table(
-      ['clients', 'p50 TTFB ms', 'p99 TTFB ms', 'events/s', 'wall ms', 'open at peak', 'idle→peak RSS MB', 'MB/stream', 'failures'],
+      [
+        'store',
+        'clients',
+        'p50 TTFB ms',
+        'p99 TTFB ms',
+        'events/s',
+        'wall ms',
+        '× memory',
+        'p99 × memory',
+        'CPU µs/event',
+        'open at peak',
+        'idle→peak RSS MB',
+        'MB/stream',
+        'failures',
+      ],
       rows.map((r) => [
+        r.store,
         int(r.clients),
         fixed(r.ttfbP50Ms),
         fixed(r.ttfbP99Ms),
         int(r.eventsPerSecond),
         int(r.wallMs),
+        r.timeVsMemory === undefined ? '–' : fixed(r.timeVsMemory, 2),
+        r.p99VsMemory === undefined ? '–' : fixed(r.p99VsMemory, 2),
+        fixed(r.cpuUsPerEvent, 1),
         int(r.peakOpen),
         `${int(r.idleRssMb)}→${int(r.peakRssMb)}`,
         fixed(r.mbPerStream, 3),
@@ -285,10 +413,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       ]),
     ),
   );
+  for (const s of skipped) console.log(`\n  ${s.store}: skipped — ${s.reason}`);
   console.log(
     `\n  ${eventsPerStream} SSE events per stream (the demo's full script); every stream checked: status 200, the demo's text, a finish chunk, data: [DONE].`,
   );
   const failedRow = rows.find((r) => r.failures > 0);
-  if (failedRow) fail(`load: ${failedRow.failures} of ${failedRow.clients} streams failed, first: ${failedRow.firstFailure}`);
-  return { prompt: PROMPT, eventsPerStream, rows };
+  if (failedRow)
+    fail(`load (${failedRow.store}): ${failedRow.failures} of ${failedRow.clients} streams failed, first: ${failedRow.firstFailure}`);
+  return { prompt: PROMPT, eventsPerStream, rows, skipped };
 }

@@ -16,7 +16,8 @@
  *
  * Options: --only convert|process|readers|think|load|web (one section), --quick (small sizes, seconds),
  * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
- * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N.
+ * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N,
+ * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -28,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
 import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
 import { fail, fixed, gc, int, median, ratio, table } from './harness.ts';
-import { type LoadResult, load } from './load.ts';
+import { LOAD_STORES, type LoadResult, type LoadStore, load } from './load.ts';
 import { type ReadersResult, readers } from './readers.ts';
 import { type ThinkResult, think } from './think.ts';
 import { firstDifference, parseUiSse, type StreamSummary, summarize, summarizeOutput } from './verify.ts';
@@ -48,6 +49,9 @@ const { values: args } = parseArgs({
     'tool-sizes': { type: 'string' },
     'think-deltas': { type: 'string' },
     'load-clients': { type: 'string' },
+    'load-stores': { type: 'string' },
+    'load-node-args': { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
   },
 });
 
@@ -79,6 +83,10 @@ const READER_SIZES = sizesArg(args['reader-sizes'], quick ? [1_000, 4_000] : [5_
 const TOOL_SIZES = sizesArg(args['tool-sizes'], quick ? [250, 1_000] : [1_000, 4_000], 'tool-sizes');
 const THINK_DELTAS = intArg(args['think-deltas'], quick ? 2_000 : 20_000, 'think-deltas');
 const LOAD_CLIENTS = sizesArg(args['load-clients'], quick ? [20, 100] : [100, 1_000], 'load-clients');
+const LOAD_STORE_LIST = (args['load-stores']?.split(',').map((s) => s.trim()) ?? [...LOAD_STORES]) as LoadStore[];
+for (const s of LOAD_STORE_LIST)
+  if (!(LOAD_STORES as readonly string[]).includes(s))
+    fail(`--load-stores: unknown store ${JSON.stringify(s)} (expected ${LOAD_STORES.join(', ')})`);
 /** A reader run longer than this is not repeated (the official AG-UI client at 80k deltas takes 10–25 s per run). */
 const SINGLE_ABOVE_MS = 6_000;
 /** Readers and think: a fast job runs until its runs add up to about this many ms (more runs, steadier medians); off in quick mode. */
@@ -374,7 +382,12 @@ if (runs('think')) {
 }
 
 if (runs('load')) {
-  const r: LoadResult = await load({ clients: LOAD_CLIENTS });
+  const r: LoadResult = await load({
+    clients: LOAD_CLIENTS,
+    stores: LOAD_STORE_LIST,
+    noBuild: args['no-build'] ?? false,
+    ...(args['load-node-args'] ? { nodeArgs: args['load-node-args'].split(' ').filter(Boolean) } : {}),
+  });
   json.load = r;
 }
 

@@ -184,7 +184,6 @@ export class MemoryStore extends BaseStore {
       const chat = this.chats.get(c.chatId);
       if (chat) chat.updatedAt = c.chatUpdatedAt;
     }
-    this.notify(c.runId);
   }
 
   protected async dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {

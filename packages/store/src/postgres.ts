@@ -368,7 +368,6 @@ export class PostgresStore extends BaseStore {
       if (exists.rowCount === 0) throw new StoreError('not_found', `no run ${c.runId}`);
       throw new ConcurrentAppendError();
     }
-    this.notify(c.runId);
   }
 
   /**
@@ -466,10 +465,7 @@ export class PostgresStore extends BaseStore {
       for (const row of found.rows as Row[]) missing.delete(row.id as string);
     }
     return commits.map((c) => {
-      if (moved.has(c.runId)) {
-        this.notify(c.runId);
-        return undefined;
-      }
+      if (moved.has(c.runId)) return undefined;
       return missing.has(c.runId) ? new StoreError('not_found', `no run ${c.runId}`) : new ConcurrentAppendError();
     });
   }

@@ -435,7 +435,6 @@ export class RedisStore extends BaseStore {
       if (msg.includes('SBGAP')) throw new StoreError('gap', `run ${c.runId}: seq does not continue the log`);
       throw err;
     }
-    this.notify(c.runId);
   }
 
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {

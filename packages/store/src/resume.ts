@@ -87,6 +87,10 @@ export async function activeRun(store: Store, chatId: string): Promise<Run | und
   return run?.status === 'running' ? run : undefined;
 }
 
+const END_OF_TURN = Symbol('end of turn');
+/** Largest chunk one pull puts together (characters). */
+const COALESCE_CHARS = 64 * 1024;
+
 /**
  * A web `Response` streaming {@link resumeSse} with the protocol's SSE headers (for the AI SDK:
  * `x-vercel-ai-ui-message-stream: v1`). Pull-based: a slow client never makes memory grow.
@@ -104,12 +108,34 @@ export function resumeSseResponse(
   outer?.addEventListener('abort', () => ctl.abort(), { once: true });
   const text = resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal });
   const bytes = new TextEncoder();
+  // A read that has not settled by the end of the last pull: the next pull starts with it.
+  let waiting: Promise<IteratorResult<string>> | undefined;
   const body = new ReadableStream<Uint8Array>({
+    // Every frame that is ready before the event loop moves on goes out in one chunk (one socket
+    // write for a page of the log instead of one per frame); a frame not ready yet is not waited for.
     async pull(controller) {
       try {
-        const next = await text.next();
+        let next = await (waiting ?? text.next());
+        waiting = undefined;
+        let out = '';
+        let turnEnded = false;
+        const endOfTurn = new Promise<typeof END_OF_TURN>((resolve) => setImmediate(() => resolve(END_OF_TURN)));
+        void endOfTurn.then(() => {
+          turnEnded = true;
+        });
+        while (!next.done) {
+          out += next.value;
+          if (out.length >= COALESCE_CHARS || turnEnded) break;
+          const read = text.next();
+          const first = await Promise.race([read, endOfTurn]);
+          if (first === END_OF_TURN) {
+            waiting = read;
+            break;
+          }
+          next = first;
+        }
+        if (out) controller.enqueue(bytes.encode(out));
         if (next.done) controller.close();
-        else controller.enqueue(bytes.encode(next.value));
       } catch (err) {
         controller.error(err);
       }

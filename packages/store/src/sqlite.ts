@@ -88,6 +88,8 @@ export interface SqliteStoreOptions extends BaseStoreOptions {
   busyTimeoutMs?: number;
   /** `PRAGMA synchronous` (default `NORMAL`: with WAL, a process crash loses nothing; `FULL` also survives power loss). */
   synchronous?: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  /** Page cache of the connection in KiB (default 65536: 64 MiB). */
+  cacheKiB?: number;
 }
 
 /** The default database file. */
@@ -125,6 +127,10 @@ export class SqliteStore extends BaseStore {
     this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
     if (this.path !== ':memory:') this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    // Many live runs append to scattered pages of the events index: keep them in memory (64 MiB,
+    // not the default 2 MiB), and checkpoint the WAL every ~16 MiB instead of every 4 MiB.
+    this.db.exec(`PRAGMA cache_size = -${Math.trunc(options.cacheKiB ?? 65536)}`);
+    if (this.path !== ':memory:') this.db.exec('PRAGMA wal_autocheckpoint = 4000');
     this.db.exec('PRAGMA foreign_keys = ON');
     this.migrate();
     if (this.path !== ':memory:')
@@ -297,7 +303,6 @@ export class SqliteStore extends BaseStore {
 
   protected async dbCommit(c: Commit): Promise<void> {
     this.tx(() => this.commitOne(c));
-    this.notify(c.runId);
   }
 
   /**
@@ -319,7 +324,6 @@ export class SqliteStore extends BaseStore {
         }
       }),
     );
-    for (let i = 0; i < commits.length; i++) if (results[i] === undefined) this.notify(commits[i].runId);
     return results;
   }
 

@@ -269,13 +269,20 @@ export interface BaseStoreOptions {
 
 const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended before it finished.';
 
-/** Event types that do not trigger a write of the live message (the rest do). */
-const QUIET = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'citation', 'status', 'raw', 'state-delta']);
-/** A live message is also written after this many events without a write. */
+/**
+ * A live run's message row is written with its first events, then after this many events without
+ * a write, and with its end (reads of a pending message re-project it to the run's last event, so
+ * the row only needs to exist; writing the whole message at every block boundary made each
+ * append cost as much as the message so far).
+ */
 const WRITE_EVERY = 256;
 const READ_PAGE = 1000;
+/** Most events of a run kept for the local tails (see `remember`). */
+const RECENT_EVENTS = 4096;
 /** Most appends in one group commit. */
 const MAX_GROUP = 2000;
+/** Longest an append waits for its group to start while the event loop is busy (ms). */
+const GROUP_WAIT_MS = Number.POSITIVE_INFINITY;
 
 /** What this process keeps about a run it is appending to (saves a read per append; a stale copy is caught by the commit). */
 interface LiveRun {
@@ -346,8 +353,11 @@ export abstract class BaseStore implements Store {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly signals = new Map<string, Signal>();
   private readonly aborts = new Set<AbortController>();
+  private readonly recent = new Map<string, { from: number; events: CanonicalEvent[]; ended: boolean }>();
   private readonly commitQueue: { commit: Commit; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Immediate | undefined;
+  private firstQueuedAt = 0;
 
   constructor(options: BaseStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -436,6 +446,7 @@ export abstract class BaseStore implements Store {
     if (runs === false) return false;
     for (const id of runs) {
       this.live.delete(id);
+      this.recent.delete(id);
       this.signals.get(id)?.bump();
     }
     return true;
@@ -585,8 +596,7 @@ export abstract class BaseStore implements Store {
           live.lastWritten = -1;
         }
         for (const e of fresh) live.projector.apply(e);
-        const quiet = fresh.every((e) => QUIET.has(e.type));
-        if (finished || !quiet || last.seq - live.lastWritten >= WRITE_EVERY || live.lastWritten < 0) {
+        if (finished || last.seq - live.lastWritten >= WRITE_EVERY || live.lastWritten < 0) {
           commit.message = live.projector.snapshot(finished ? 'persisted' : 'pending');
           if (messageId !== undefined) commit.message.id = messageId;
         }
@@ -603,6 +613,7 @@ export abstract class BaseStore implements Store {
       if (commit.run.finishReason !== undefined) live.run.finishReason = commit.run.finishReason;
       if (finished) this.live.delete(runId);
       else this.live.set(runId, live);
+      this.remember(runId, commit.events, finished);
       this.signals.get(runId)?.bump();
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
@@ -610,41 +621,55 @@ export abstract class BaseStore implements Store {
 
   /**
    * Queues a commit for the next group commit and resolves once it is stored. One group is in
-   * flight at a time; everything queued meanwhile (from any run) goes in the next one.
+   * flight at a time; everything queued meanwhile (from any run) goes in the next one. A group
+   * starts at the end of this turn of the event loop (setImmediate), or as soon as its oldest
+   * append has waited GROUP_WAIT_MS — a long turn (many requests read at once) does not hold
+   * every first event back until its end.
    */
   private groupCommit(commit: Commit): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.commitQueue.push({ commit, resolve, reject });
-      this.flushing ??= this.flush();
+      if (this.flushing) return;
+      if (!this.flushTimer) {
+        this.firstQueuedAt = performance.now();
+        this.flushTimer = setImmediate(() => this.startFlush());
+      } else if (performance.now() - this.firstQueuedAt >= GROUP_WAIT_MS) this.startFlush();
     });
   }
 
+  private startFlush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flushing ??= this.flush();
+  }
+
   private async flush(): Promise<void> {
-    // Let the appends of this turn of the event loop join the group.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.commitQueue.length > 0) {
-      const group = this.commitQueue.splice(0, MAX_GROUP);
-      let results: (unknown | undefined)[];
-      try {
-        results =
-          group.length === 1
-            ? [
-                await this.dbCommit(group[0].commit).then(
-                  () => undefined,
-                  (err: unknown) => err,
-                ),
-              ]
-            : await this.dbCommitMany(group.map((g) => g.commit));
-      } catch (err) {
-        results = group.map(() => err);
-      }
-      for (let i = 0; i < group.length; i++) {
-        const err = results[i];
-        if (err === undefined) group[i].resolve();
-        else group[i].reject(err);
-      }
+    const group = this.commitQueue.splice(0, MAX_GROUP);
+    let results: (unknown | undefined)[];
+    try {
+      results =
+        group.length === 1
+          ? [
+              await this.dbCommit(group[0].commit).then(
+                () => undefined,
+                (err: unknown) => err,
+              ),
+            ]
+          : await this.dbCommitMany(group.map((g) => g.commit));
+    } catch (err) {
+      results = group.map(() => err);
     }
     this.flushing = undefined;
+    // What was queued while this group committed forms the next group (at the end of this turn).
+    if (this.commitQueue.length > 0 && !this.flushTimer) {
+      this.firstQueuedAt = performance.now();
+      this.flushTimer = setImmediate(() => this.startFlush());
+    }
+    for (let i = 0; i < group.length; i++) {
+      const err = results[i];
+      if (err === undefined) group[i].resolve();
+      else group[i].reject(err);
+    }
   }
 
   /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
@@ -706,13 +731,29 @@ export abstract class BaseStore implements Store {
       for (;;) {
         if (stop.signal.aborted || this.closed) return;
         const seen = signal.version;
-        const page = await this.dbReadEvents(runId, last, READ_PAGE);
+        const cached = this.recalled(runId, last);
+        const page = cached ?? (await this.dbReadEvents(runId, last, READ_PAGE));
         for (const e of page) {
           last = e.seq;
           yield e;
           if (isTerminal(e)) return;
         }
         if (page.length === READ_PAGE) continue;
+        if (page.length > 0 && cached && !this.recent.get(runId)?.ended && page.length < READ_PAGE) {
+          // All this process has committed is out, and the run goes on: wait for the next commit
+          // (a wake-up with nothing remembered — another writer, the poll — reads the database).
+          await signal.wait(seen, stop.signal, this.pollIntervalMs);
+          continue;
+        }
+        if (cached && page.length === 0) {
+          const fresh = await this.dbReadEvents(runId, last, READ_PAGE);
+          for (const e of fresh) {
+            last = e.seq;
+            yield e;
+            if (isTerminal(e)) return;
+          }
+          if (fresh.length > 0) continue;
+        }
         if (page.length === 0) {
           const run = await this.dbGetRun(runId);
           if (!run) throw new StoreError('not_found', `no run ${runId}`);
@@ -754,10 +795,51 @@ export abstract class BaseStore implements Store {
 
   private unsubscribe(runId: string): void {
     const s = this.signals.get(runId);
-    if (s && --s.refs <= 0) this.signals.delete(runId);
+    if (s && --s.refs <= 0) {
+      this.signals.delete(runId);
+      if (this.recent.get(runId)?.ended) this.recent.delete(runId);
+    }
   }
 
-  /** Wakes the tails of a run (backends call it for appends made by other processes). */
+  /**
+   * Keeps the events this process has just committed to a run, so that its local tails get them
+   * without reading the database (they are committed already: acknowledged = durable still holds).
+   * Parsed from the stored JSON text, so a tail yields exactly what a read would. Only a
+   * contiguous stretch is kept (another writer's events in between restart it), at most
+   * RECENT_EVENTS; a finished run's stretch goes with its last local tail.
+   */
+  private remember(runId: string, rows: readonly EventRow[], ended: boolean): void {
+    let entry = this.recent.get(runId);
+    const first = rows[0]?.seq;
+    if (first === undefined) return;
+    if (!entry || entry.from + entry.events.length !== first) {
+      entry = { from: first, events: [], ended: false };
+      this.recent.set(runId, entry);
+    }
+    for (const r of rows) entry.events.push(JSON.parse(r.json) as CanonicalEvent);
+    if (entry.events.length > RECENT_EVENTS) {
+      const drop = entry.events.length - RECENT_EVENTS;
+      entry.events.splice(0, drop);
+      entry.from += drop;
+    }
+    entry.ended = ended;
+    if (ended && !this.signals.has(runId)) this.recent.delete(runId);
+  }
+
+  /** The remembered events of a run after `after` (a page), or undefined when they are not all remembered. */
+  private recalled(runId: string, after: number): CanonicalEvent[] | undefined {
+    const entry = this.recent.get(runId);
+    if (!entry || after + 1 < entry.from) return undefined;
+    const at = after + 1 - entry.from;
+    if (at > entry.events.length) return undefined;
+    return entry.events.slice(at, at + READ_PAGE);
+  }
+
+  /**
+   * Wakes the tails of a run. Backends call it for appends made by other processes; this
+   * process's own commits wake them once they are remembered (`remember`), so a backend's commit
+   * does not.
+   */
   protected notify(runId: string): void {
     this.signals.get(runId)?.bump();
   }
@@ -849,6 +931,7 @@ export abstract class BaseStore implements Store {
     this.closed = true;
     for (const a of this.aborts) a.abort();
     for (const s of this.signals.values()) s.bump();
+    if (this.flushTimer) this.startFlush();
     await Promise.allSettled([...this.locks.values()]);
     await this.flushing;
     await this.dbClose();

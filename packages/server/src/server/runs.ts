@@ -109,6 +109,8 @@ const IN_PROGRESS = /has a run in progress/;
 const PUMP_SLICE_MS = 10;
 /** Most events in one append. */
 const MAX_BATCH = 256;
+/** Events the pump takes from the agent ahead of the append in flight before it waits for it. */
+const AHEAD = 16;
 
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
@@ -417,7 +419,10 @@ export class RunManager {
         if (failure) break;
         pending.push(e);
         writer ??= write();
-        if (pending.length >= MAX_BATCH) await writer;
+        // Stay close to the store: a few events ahead of the commit in flight, no more. An agent
+        // that never waits would otherwise run to its end before any event is committed, and
+        // every other request (and its first byte) would wait behind it.
+        if (pending.length >= AHEAD) await writer;
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
         // starve the event loop: no request, no abort could get through. Let it breathe.
         if (performance.now() - slice > PUMP_SLICE_MS) {
