@@ -378,85 +378,93 @@ export class PostgresStore extends BaseStore {
    */
   protected override async dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
     const runIds = commits.map((c) => c.runId);
-    const ev = { run: [] as string[], seq: [] as number[], type: [] as string[], ts: [] as number[], data: [] as string[] };
-    for (const c of commits)
-      for (const e of c.events) {
-        ev.run.push(c.runId);
-        ev.seq.push(e.seq);
-        ev.type.push(e.type);
-        ev.ts.push(e.ts);
-        ev.data.push(e.json);
-      }
-    const withMessage = commits.filter((c) => c.message);
-    const withChat = commits.filter((c) => c.chatUpdatedAt !== undefined);
-    const r = await this.pool.query({
-      name: `switchboard_append_many_${this.schema}`,
-      text: `WITH c AS (
-         SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::bigint[], $7::text[])
-           AS c (run_id, expected, last_seq, status, finish_reason, updated_at, message_id)
-       ), moved AS (
-         UPDATE ${this.s}.runs r
-            SET last_seq = c.last_seq, status = c.status, finish_reason = c.finish_reason, updated_at = c.updated_at,
-                message_id = COALESCE(c.message_id, r.message_id)
-           FROM c
-          WHERE r.id = c.run_id AND r.last_seq = c.expected
-         RETURNING r.id
-       ), ins AS (
-         INSERT INTO ${this.s}.events (run_id, seq, type, ts, data)
-         SELECT u.run_id, u.seq, u.type, u.ts, u.data
-           FROM unnest($8::text[], $9::integer[], $10::text[], $11::double precision[], $12::text[]) AS u (run_id, seq, type, ts, data)
-          WHERE u.run_id IN (SELECT id FROM moved)
-         RETURNING 1
-       ), msg AS (
-         INSERT INTO ${this.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
-         SELECT m.id, m.chat_id, m.run_id, 'assistant', m.content, m.metadata, m.state, m.created_at, m.updated_at
-           FROM unnest($13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::bigint[], $20::bigint[])
-             AS m (id, chat_id, run_id, content, metadata, state, created_at, updated_at)
-          WHERE m.run_id IN (SELECT id FROM moved)
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
-           persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
-         RETURNING 1
-       ), chat AS (
-         UPDATE ${this.s}.chats h SET updated_at = b.updated_at
-           FROM (SELECT DISTINCT ON (chat_id) chat_id, run_id, updated_at
-                   FROM unnest($21::text[], $22::text[], $23::bigint[]) AS b (chat_id, run_id, updated_at)
-                  WHERE b.run_id IN (SELECT id FROM moved)
-                  ORDER BY chat_id, updated_at DESC) b
-          WHERE h.id = b.chat_id
-         RETURNING 1
-       ), note AS (
-         SELECT pg_notify($24::text, p) FROM unnest($25::text[]) AS p
-       )
-       SELECT (SELECT array_agg(id) FROM moved) AS moved, (SELECT count(*) FROM ins) AS inserted,
-              (SELECT count(*) FROM msg) AS messages, (SELECT count(*) FROM chat) AS chats, (SELECT count(*) FROM note) AS notified`,
-      values: [
-        runIds,
-        commits.map((c) => c.expectedLastSeq),
-        commits.map((c) => c.run.lastSeq),
-        commits.map((c) => c.run.status),
-        commits.map((c) => c.run.finishReason ?? null),
-        commits.map((c) => c.run.updatedAt),
-        commits.map((c) => c.run.messageId ?? null),
-        ev.run,
-        ev.seq,
-        ev.type,
-        ev.ts,
-        ev.data,
-        withMessage.map((c) => c.message?.id),
-        withMessage.map((c) => c.chatId),
-        withMessage.map((c) => c.runId),
-        withMessage.map((c) => c.message?.content),
-        withMessage.map((c) => JSON.stringify(c.message?.metadata)),
-        withMessage.map((c) => c.message?.persistenceState),
-        withMessage.map((c) => c.message?.createdAt),
-        withMessage.map((c) => c.message?.updatedAt),
-        withChat.map((c) => c.chatId),
-        withChat.map((c) => c.runId),
-        withChat.map((c) => c.chatUpdatedAt),
-        POSTGRES_CHANNEL,
-        this.notifyPayloads(runIds),
-      ],
-    });
+    // Each table's rows as ONE JSON parameter (json_to_recordset): JSON.stringify and PostgreSQL's
+    // JSON parser are both native, where the driver's array literals are escaped in JavaScript.
+    const runs = commits.map((c) => ({
+      run_id: c.runId,
+      expected: c.expectedLastSeq,
+      last_seq: c.run.lastSeq,
+      status: c.run.status,
+      finish_reason: c.run.finishReason ?? null,
+      updated_at: c.run.updatedAt,
+      message_id: c.run.messageId ?? null,
+    }));
+    const events: { run_id: string; seq: number; type: string; ts: number; data: string }[] = [];
+    for (const c of commits) for (const e of c.events) events.push({ run_id: c.runId, seq: e.seq, type: e.type, ts: e.ts, data: e.json });
+    const messages = commits
+      .filter((c) => c.message)
+      .map((c) => {
+        const m = c.message as NonNullable<Commit['message']>;
+        return {
+          id: m.id,
+          chat_id: c.chatId,
+          run_id: c.runId,
+          content: m.content,
+          metadata: JSON.stringify(m.metadata),
+          state: m.persistenceState,
+          created_at: m.createdAt,
+          updated_at: m.updatedAt,
+        };
+      });
+    const chats = commits
+      .filter((c) => c.chatUpdatedAt !== undefined)
+      .map((c) => ({ chat_id: c.chatId, run_id: c.runId, updated_at: c.chatUpdatedAt }));
+    let r: pg.QueryResult;
+    try {
+      r = await this.pool.query({
+        name: `switchboard_append_many_${this.schema}`,
+        text: `WITH c AS (
+           SELECT * FROM json_to_recordset($1::json)
+             AS c (run_id text, expected integer, last_seq integer, status text, finish_reason text, updated_at bigint, message_id text)
+         ), moved AS (
+           UPDATE ${this.s}.runs r
+              SET last_seq = c.last_seq, status = c.status, finish_reason = c.finish_reason, updated_at = c.updated_at,
+                  message_id = COALESCE(c.message_id, r.message_id)
+             FROM c
+            WHERE r.id = c.run_id AND r.last_seq = c.expected
+           RETURNING r.id
+         ), ins AS (
+           INSERT INTO ${this.s}.events (run_id, seq, type, ts, data)
+           SELECT u.run_id, u.seq, u.type, u.ts, u.data
+             FROM json_to_recordset($2::json) AS u (run_id text, seq integer, type text, ts double precision, data text)
+            WHERE u.run_id IN (SELECT id FROM moved)
+           RETURNING 1
+         ), msg AS (
+           INSERT INTO ${this.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
+           SELECT m.id, m.chat_id, m.run_id, 'assistant', m.content, m.metadata, m.state, m.created_at, m.updated_at
+             FROM json_to_recordset($3::json)
+               AS m (id text, chat_id text, run_id text, content text, metadata text, state text, created_at bigint, updated_at bigint)
+            WHERE m.run_id IN (SELECT id FROM moved)
+           ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+             persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
+           RETURNING 1
+         ), chat AS (
+           UPDATE ${this.s}.chats h SET updated_at = b.updated_at
+             FROM (SELECT DISTINCT ON (chat_id) chat_id, run_id, updated_at
+                     FROM json_to_recordset($4::json) AS b (chat_id text, run_id text, updated_at bigint)
+                    WHERE b.run_id IN (SELECT id FROM moved)
+                    ORDER BY chat_id, updated_at DESC) b
+            WHERE h.id = b.chat_id
+           RETURNING 1
+         ), note AS (
+           SELECT pg_notify($5::text, p) FROM unnest($6::text[]) AS p
+         )
+         SELECT (SELECT array_agg(id) FROM moved) AS moved, (SELECT count(*) FROM ins) AS inserted,
+                (SELECT count(*) FROM msg) AS messages, (SELECT count(*) FROM chat) AS chats, (SELECT count(*) FROM note) AS notified`,
+        values: [
+          JSON.stringify(runs),
+          JSON.stringify(events),
+          JSON.stringify(messages),
+          JSON.stringify(chats),
+          POSTGRES_CHANNEL,
+          this.notifyPayloads(runIds),
+        ],
+      });
+    } catch {
+      // Something in the group is not acceptable as JSON text (a lone surrogate…) or the statement
+      // failed as a whole: commit each append on its own, so only the bad one fails.
+      return super.dbCommitMany(commits);
+    }
     const moved = new Set<string>((r.rows[0]?.moved as string[] | null) ?? []);
     const stale = commits.filter((c) => !moved.has(c.runId)).map((c) => c.runId);
     const missing = new Set<string>(stale);

@@ -87,7 +87,13 @@ export async function activeRun(store: Store, chatId: string): Promise<Run | und
   return run?.status === 'running' ? run : undefined;
 }
 
-const END_OF_TURN = Symbol('end of turn');
+const SHORTLY = Symbol('shortly');
+
+/** Resolves after a few microtask hops: long enough for an already-read event to come through the generators, no I/O. */
+async function shortly(): Promise<typeof SHORTLY> {
+  for (let i = 0; i < 16; i++) await null;
+  return SHORTLY;
+}
 /** Largest chunk one pull puts together (characters). */
 const COALESCE_CHARS = 64 * 1024;
 
@@ -111,24 +117,25 @@ export function resumeSseResponse(
   // A read that has not settled by the end of the last pull: the next pull starts with it.
   let waiting: Promise<IteratorResult<string>> | undefined;
   const body = new ReadableStream<Uint8Array>({
-    // Every frame that is ready before the event loop moves on goes out in one chunk (one socket
-    // write for a page of the log instead of one per frame); a frame not ready yet is not waited for.
+    // The frames that are ready at once go out in one chunk (one socket write for a page of the
+    // log instead of one per frame); a frame that is not ready within a few microtasks (it waits
+    // for a commit) is not waited for.
     async pull(controller) {
       try {
         let next = await (waiting ?? text.next());
         waiting = undefined;
         let out = '';
-        let turnEnded = false;
-        const endOfTurn = new Promise<typeof END_OF_TURN>((resolve) => setImmediate(() => resolve(END_OF_TURN)));
-        void endOfTurn.then(() => {
-          turnEnded = true;
+        let late = false;
+        const soon = shortly();
+        void soon.then(() => {
+          late = true;
         });
         while (!next.done) {
           out += next.value;
-          if (out.length >= COALESCE_CHARS || turnEnded) break;
+          if (out.length >= COALESCE_CHARS || late) break;
           const read = text.next();
-          const first = await Promise.race([read, endOfTurn]);
-          if (first === END_OF_TURN) {
+          const first = await Promise.race([read, soon]);
+          if (first === SHORTLY) {
             waiting = read;
             break;
           }

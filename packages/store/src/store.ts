@@ -282,7 +282,7 @@ const RECENT_EVENTS = 4096;
 /** Most appends in one group commit. */
 const MAX_GROUP = 2000;
 /** Longest an append waits for its group to start while the event loop is busy (ms). */
-const GROUP_WAIT_MS = Number.POSITIVE_INFINITY;
+const GROUP_WAIT_MS = 5;
 
 /** What this process keeps about a run it is appending to (saves a read per append; a stale copy is caught by the commit). */
 interface LiveRun {
