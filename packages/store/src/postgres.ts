@@ -88,7 +88,7 @@ export interface PostgresStoreOptions extends BaseStoreOptions {
   url?: string;
   /** Schema holding the tables (default `switchboard`; created if missing). */
   schema?: string;
-  /** Largest number of pooled connections (default 10). */
+  /** Largest number of pooled connections for reads and starts (default 10; appends use 2 more of their own). */
   maxConnections?: number;
   /** An existing pool to use instead of opening one (it is not closed by `close()`). */
   pool?: pg.Pool;
@@ -107,6 +107,7 @@ export class PostgresStore extends BaseStore {
   readonly schema: string;
   private readonly s: string;
   private readonly pool: pg.Pool;
+  private readonly writer: pg.Pool;
   private readonly ownPool: boolean;
   private readonly url: string | undefined;
   private listener: pg.Client | undefined;
@@ -120,6 +121,10 @@ export class PostgresStore extends BaseStore {
     this.s = quoteIdent(this.schema);
     this.ownPool = !options.pool;
     this.pool = options.pool ?? new pg.Pool({ connectionString: this.url, max: options.maxConnections ?? 10 });
+    // Appends get connections of their own: a burst of requests (each a few queries) must not
+    // queue the group commit that every live stream is waiting for.
+    this.writer = options.pool ?? new pg.Pool({ connectionString: this.url, max: 2 });
+    this.writer.on('error', () => {});
     // An idle client that loses its connection must not crash the process.
     this.pool.on('error', () => {});
   }
@@ -309,7 +314,7 @@ export class PostgresStore extends BaseStore {
   protected async dbCommit(c: Commit): Promise<void> {
     const m = c.message;
     // A named statement: parsed and planned once per connection.
-    const r = await this.pool.query({
+    const r = await this.writer.query({
       name: `switchboard_append_${this.schema}`,
       text: `WITH moved AS (
          UPDATE ${this.s}.runs
@@ -411,7 +416,7 @@ export class PostgresStore extends BaseStore {
       .map((c) => ({ chat_id: c.chatId, run_id: c.runId, updated_at: c.chatUpdatedAt }));
     let r: pg.QueryResult;
     try {
-      r = await this.pool.query({
+      r = await this.writer.query({
         name: `switchboard_append_many_${this.schema}`,
         text: `WITH c AS (
            SELECT * FROM json_to_recordset($1::json)
@@ -551,7 +556,7 @@ export class PostgresStore extends BaseStore {
     this.listener = undefined;
     this.listening = undefined;
     await l?.end().catch(() => {});
-    if (this.ownPool) await this.pool.end();
+    if (this.ownPool) await Promise.all([this.pool.end(), this.writer.end()]);
   }
 }
 
