@@ -87,6 +87,8 @@ describe('crash recovery across instances (PostgreSQL + Redis)', async () => {
   const root = mkdtempSync(join(tmpdir(), 'sb-crash-'));
   const config = join(root, 'switchboard.config.json');
   const children = new Set<ChildProcess>();
+  /** The agent the killed gateway leaves behind (killed here too should the test fail before the restart reaps it). */
+  let orphan: number | undefined;
 
   const startInstance = async (name: string): Promise<Instance> => {
     const child = spawn(process.execPath, [MAIN], {
@@ -129,6 +131,13 @@ describe('crash recovery across instances (PostgreSQL + Redis)', async () => {
 
   after(async () => {
     for (const c of children) c.kill('SIGKILL');
+    if (orphan !== undefined && alive(orphan)) {
+      try {
+        process.kill(-orphan, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
     const db = new pg.Client({ connectionString: DATABASE_URL });
     await db.connect();
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -163,6 +172,7 @@ describe('crash recovery across instances (PostgreSQL + Redis)', async () => {
         return undefined;
       }
     });
+    orphan = agentPid;
     assert.ok(alive(agentPid));
 
     // A follower on B, live.
