@@ -396,8 +396,11 @@ describe('chat UX', { skip }, () => {
     await page.click(`${item} [data-testid=delete-chat]`);
     await page.waitForSelector('[data-testid=confirm-delete]');
     assert.equal(await (await fetch(`${base}/api/chats/${chatPath.slice(3)}`)).status, 200, 'not deleted before confirming');
+    // The list drops the chat at once; the DELETE may still be on its way, so wait for its answer.
+    const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE' && r.url().endsWith(`/api/chats/${chatPath.slice(3)}`));
     await page.click('[data-testid=confirm-delete-yes]');
     await page.waitForSelector(`[data-testid=chat-list] a[href="${chatPath}"]`, { state: 'detached' });
+    assert.equal((await deleted).status(), 204);
     assert.equal((await fetch(`${base}/api/chats/${chatPath.slice(3)}`)).status, 404);
   });
 
