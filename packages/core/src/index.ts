@@ -10,7 +10,7 @@ export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
 export { createAgUiDecoder, detectAgUi } from './inputs/ag-ui.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './inputs/ai-sdk.ts';
-export { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
+export { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
 export { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './inputs/claude-agent-sdk.ts';
@@ -48,7 +48,21 @@ export { pipe, run, toTransformStream } from './machine.ts';
 export type { DecoderOptions } from './model/emitter.ts';
 export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
+export { ENCRYPTED_REASONING_KEYS, encryptedReasoningOf, mergeProviderMetadata } from './model/metadata.ts';
+export { todoStatus, toTodos } from './model/todos.ts';
+export { addUsage, USAGE_COUNTS } from './model/usage.ts';
 export { CANONICAL_VERSION } from './model/version.ts';
+export {
+  FINISH_REASONS,
+  type FinishReasonName,
+  isFinishReason,
+  isPatchOperation,
+  isTodoStatus,
+  PATCH_OPERATIONS,
+  type PatchOperation,
+  TODO_STATUSES,
+  type TodoStatus,
+} from './model/vocabulary.ts';
 export type { AgUiEncoderOptions, AgUiEvent } from './outputs/ag-ui.ts';
 export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './outputs/ag-ui.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';

@@ -6,6 +6,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
+import { addUsage } from '../model/usage.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
@@ -55,24 +56,6 @@ export function anthropicUsage(u: Record<string, unknown>): Usage {
   const details = u.output_tokens_details;
   if (isObject(details) && typeof details.thinking_tokens === 'number') usage.reasoningTokens = details.thinking_tokens;
   return usage;
-}
-
-/** Adds up usages (for the run total over several steps). */
-export function addUsage(a: Usage | undefined, b: Usage): Usage {
-  if (!a) return { ...b };
-  const sum: Usage = {};
-  for (const k of [
-    'inputTokens',
-    'outputTokens',
-    'totalTokens',
-    'reasoningTokens',
-    'cacheReadTokens',
-    'cacheWriteTokens',
-    'costUsd',
-  ] as const) {
-    if (a[k] !== undefined || b[k] !== undefined) sum[k] = (a[k] ?? 0) + (b[k] ?? 0);
-  }
-  return sum;
 }
 
 function citationOf(c: Record<string, unknown>): Citation {

@@ -19,7 +19,9 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter, type RunStartInit } from '../model/emitter.ts';
 import type { CanonicalEvent, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
-import { addUsage, anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './anthropic.ts';
+import { todoStatus } from '../model/todos.ts';
+import { addUsage } from '../model/usage.ts';
+import { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './anthropic.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
 /** The framework name: `provider` on run-start, `source` of raw events, the providerMetadata key. */
@@ -50,8 +52,6 @@ function textOf(content: unknown): string | undefined {
   const parts = content.filter((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string);
   return parts.length > 0 ? parts.join('\n') : undefined;
 }
-
-const TODO_STATUS: Record<string, Todo['status']> = { pending: 'pending', in_progress: 'in_progress', completed: 'completed' };
 
 /** What the SDK messages that built one step left over for providerMetadata. */
 interface StepMeta {
@@ -210,7 +210,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         const todo: Todo = {
           id: `todo-${i + 1}`,
           content: str(o, 'content') ?? '',
-          status: TODO_STATUS[str(o, 'status') ?? ''] ?? 'pending',
+          status: todoStatus(o.status) ?? 'pending',
         };
         const active = str(o, 'activeForm');
         if (active !== undefined) todo.activeForm = active;
@@ -240,7 +240,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         todos.map((t) => {
           if (t.id !== id) return t;
           const next: Todo = { ...t };
-          const status = TODO_STATUS[str(input, 'status') ?? ''];
+          const status = todoStatus(input.status);
           if (status) next.status = status;
           const subject = str(input, 'subject');
           if (subject !== undefined) next.content = subject;

@@ -12,6 +12,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, Todo } from '../model/events.ts';
+import { toTodos } from '../model/todos.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
 import { anthropicUsage } from './anthropic.ts';
 import { at, type Decoder, isObject, readAgentLine } from './decoder.ts';
@@ -19,37 +20,9 @@ import { at, type Decoder, isObject, readAgentLine } from './decoder.ts';
 /** Which agent family wrote the lines. */
 export type AgentDialect = 'claude' | 'deepagents';
 
-const TODO_STATUS: Record<string, Todo['status']> = {
-  pending: 'pending',
-  todo: 'pending',
-  in_progress: 'in_progress',
-  'in-progress': 'in_progress',
-  active: 'in_progress',
-  completed: 'completed',
-  done: 'completed',
-  cancelled: 'cancelled',
-  canceled: 'cancelled',
-};
-
 function str(o: Record<string, unknown>, ...keys: string[]): string | undefined {
   for (const k of keys) if (typeof o[k] === 'string') return o[k] as string;
   return undefined;
-}
-
-/** Turns agent todo items (strings or objects) into canonical todos. */
-export function toTodos(items: unknown[], previous: Todo[] = []): Todo[] {
-  return items.map((item, i) => {
-    if (typeof item === 'string') return { id: previous[i]?.id ?? `todo-${i + 1}`, content: item, status: 'pending' };
-    const o = isObject(item) ? item : {};
-    const todo: Todo = {
-      id: str(o, 'id') ?? previous[i]?.id ?? `todo-${i + 1}`,
-      content: str(o, 'content', 'title', 'text', 'task') ?? previous[i]?.content ?? '',
-      status: TODO_STATUS[str(o, 'status') ?? ''] ?? previous[i]?.status ?? 'pending',
-    };
-    const active = str(o, 'activeForm', 'active_form');
-    if (active !== undefined) todo.activeForm = active;
-    return todo;
-  });
 }
 
 /** Creates a decoder for seed 000's simplified `{"type","data"}` agent format (framework `claude`). */

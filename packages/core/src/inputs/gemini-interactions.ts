@@ -7,7 +7,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from './anthropic.ts';
+import { addUsage } from '../model/usage.ts';
 import { type Decoder, isObject } from './decoder.ts';
 import { charOffset, rest, sub } from './gemini.ts';
 

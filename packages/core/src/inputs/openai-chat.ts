@@ -14,6 +14,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata, Usage } from '../model/events.ts';
+import { mergeProviderMetadata } from '../model/metadata.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
 /** The raw-event source name and the framework name. */
@@ -159,14 +160,6 @@ function pushTo(record: Record<string, Json[]>, key: string, ...values: Json[]):
   else record[key] = values;
 }
 
-function merge(a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: ProviderMetadata = { ...a };
-  for (const k in b) out[k] = { ...a[k], ...b[k] };
-  return out;
-}
-
 /** Creates an OpenAI Chat Completions stream decoder (framework `openai-chat`). */
 export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
   const out = new Emitter(options, PROVIDER);
@@ -253,7 +246,7 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
   }
 
   function blockMeta(c: ChoiceState, kind: 'text' | 'refusal' | 'reasoning'): ProviderMetadata | undefined {
-    return merge(choiceMeta(c), kind === 'refusal' ? { [PROVIDER]: { refusal: true } } : undefined);
+    return mergeProviderMetadata(choiceMeta(c), kind === 'refusal' ? { [PROVIDER]: { refusal: true } } : undefined);
   }
 
   function closeOpen(c: ChoiceState): void {
@@ -264,7 +257,7 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
       const e: EventInit = { type: 'reasoning-end', blockId: b.id };
       let pm = choiceMeta(c);
       if (c.reasoningDetails.length > 0) {
-        pm = merge(pm, { openrouter: { reasoning_details: c.reasoningDetails } });
+        pm = mergeProviderMetadata(pm, { openrouter: { reasoning_details: c.reasoningDetails } });
         c.reasoningDetails = [];
       }
       if (pm) e.providerMetadata = pm;
@@ -320,7 +313,7 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
     let meta: ProviderMetadata | undefined = Object.keys(openai).length > 0 ? { [PROVIDER]: openai } : undefined;
     const google = isObject(extra?.extra_content) && isObject(extra.extra_content.google) ? extra.extra_content.google : undefined;
     if (google && typeof google.thought_signature === 'string')
-      meta = merge(meta, { google: { thoughtSignature: google.thought_signature } });
+      meta = mergeProviderMetadata(meta, { google: { thoughtSignature: google.thought_signature } });
     const t: ToolState = { toolCallId, name, json: '', custom, ended: false };
     if (meta) t.meta = meta;
     c.tools.set(key, t);
@@ -443,7 +436,7 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
         url: cite.url,
       };
       if (typeof cite.title === 'string') e.title = cite.title;
-      e.providerMetadata = merge(choiceMeta(c), { [PROVIDER]: { annotation: a as Json } });
+      e.providerMetadata = mergeProviderMetadata(choiceMeta(c), { [PROVIDER]: { annotation: a as Json } });
       out.emit(e);
     }
   }

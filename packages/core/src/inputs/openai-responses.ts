@@ -11,7 +11,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from './anthropic.ts';
+import { addUsage } from '../model/usage.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
 /** The providerMetadata key @ai-sdk/openai uses, so item ids and encrypted reasoning round-trip. */

@@ -20,7 +20,7 @@
 import { describe } from '../codec/framing.ts';
 import { type DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from './anthropic.ts';
+import { addUsage } from '../model/usage.ts';
 import { at, type Decoder, isObject } from './decoder.ts';
 
 const SOURCE = 'smolagents';

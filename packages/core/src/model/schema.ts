@@ -8,6 +8,7 @@
 import { z } from 'zod';
 
 import { CANONICAL_VERSION } from './version.ts';
+import { FINISH_REASONS, PATCH_OPERATIONS, TODO_STATUSES } from './vocabulary.ts';
 
 export { CANONICAL_VERSION };
 
@@ -30,7 +31,7 @@ export const locationSchema = z
   .describe('A position in the decoder input.');
 
 export const finishReasonSchema = z
-  .enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other'])
+  .enum(FINISH_REASONS)
   .describe('Why a step or run ended (the AI SDK vocabulary; the provider value is kept in `rawFinishReason`).');
 
 export const usageSchema = z
@@ -64,12 +65,12 @@ export const citationSchema = z
 export const todoSchema = z.strictObject({
   id: z.string(),
   content: z.string(),
-  status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']),
+  status: z.enum(TODO_STATUSES),
   activeForm: z.string().optional(),
 });
 
 export const jsonPatchOperationSchema = z.strictObject({
-  op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+  op: z.enum(PATCH_OPERATIONS),
   path: z.string(),
   from: z.string().optional(),
   value: json.optional(),
