@@ -10,55 +10,63 @@
  * shared block rules.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { EventInit, Json, JsonObject, Location, Todo } from '../model/events.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
+import type { EventInit, Json, JsonObject, Todo } from '../model/events.ts';
 import { toTodos } from '../model/todos.ts';
-import { BlockAssembler } from '../transforms/blocks.ts';
 import { anthropicUsage } from './anthropic.ts';
-import { at, type Decoder, isObject, readAgentLine } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import {
+  type AgentLine,
+  type AgentLineContext,
+  type AgentLineHandlers,
+  createAgentLineDecoder,
+  isObject,
+  type Obj,
+  str,
+} from './kit/index.ts';
 
 /** Which agent family wrote the lines. */
 export type AgentDialect = 'claude' | 'deepagents';
 
-function str(o: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const k of keys) if (typeof o[k] === 'string') return o[k] as string;
-  return undefined;
-}
+/** Turns agent todo items into canonical todos (moved to the model; re-exported for old imports). */
+export { toTodos };
 
 /** Creates a decoder for seed 000's simplified `{"type","data"}` agent format (framework `claude`). */
 export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder {
-  return createAgentLinesDecoder(options, 'claude');
+  return createAgentLineDecoder(agentLines('claude'), options);
 }
 
 /** Creates a decoder for DeepAgents' `{"type","data"}` lines (framework `deepagents`). */
 export function createDeepAgentsDecoder(options: DecoderOptions = {}): Decoder {
-  return createAgentLinesDecoder(options, 'deepagents');
+  return createAgentLineDecoder(agentLines('deepagents'), options);
 }
 
-function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect): Decoder {
-  const out = new Emitter(options, dialect);
-  const blocks = new BlockAssembler(out);
+/** The claude / deepagents dialect: handlers on the agent-line skeleton. */
+function agentLines(dialect: AgentDialect) {
+  return {
+    source: dialect,
+    truncated: 'the agent output ended without a "done" event',
+    errorCode: ['code', 'type'],
+    handlers: (ctx: AgentLineContext) => claudeHandlers(ctx, dialect),
+  };
+}
+
+function claudeHandlers(ctx: AgentLineContext, dialect: AgentDialect): AgentLineHandlers {
+  const { out, blocks, kit } = ctx;
   const toolNames = new Map<string, string>();
   let todos: Todo[] = [];
-  let failed = false;
   let result: JsonObject | undefined;
   let toolCount = 0;
   /** Tool calls announced by tool_call_start whose input has not come yet. */
   const pending = new Map<string, string>();
   let lastSearch: string | undefined;
 
-  function error(code: string, message: string, where?: Location, fatal = false): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
   function setTodos(change: 'create' | 'update' | 'done' | 'snapshot', next: Todo[]): void {
     todos = next;
     out.emit({ type: 'todos', change, todos });
   }
 
-  function toolStart(d: Record<string, unknown>): void {
+  function toolStart(d: Obj): void {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? `tool_${++toolCount}`;
     const toolName = str(d, 'name', 'tool', 'tool_name') ?? 'unknown';
@@ -67,7 +75,7 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
     out.emit({ type: 'tool-input-start', toolCallId, toolName });
   }
 
-  function toolUse(d: Record<string, unknown>, defaults: { name?: string; input?: Json } = {}): string {
+  function toolUse(d: Obj, defaults: { name?: string; input?: Json } = {}): string {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? `tool_${++toolCount}`;
     const toolName = str(d, 'name', 'tool', 'tool_name') ?? pending.get(toolCallId) ?? defaults.name ?? 'unknown';
@@ -87,7 +95,7 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
     return toolCallId;
   }
 
-  function toolResult(d: Record<string, unknown>, fallbackId?: string, whole = false): void {
+  function toolResult(d: Obj, fallbackId?: string, whole = false): void {
     blocks.closeAll();
     const toolCallId = str(d, 'tool_use_id', 'id', 'tool_call_id') ?? fallbackId ?? `tool_${toolCount}`;
     const toolName = toolNames.get(toolCallId) ?? str(d, 'name', 'tool');
@@ -103,7 +111,20 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
     }
   }
 
-  function todoDone(d: Record<string, unknown>): void {
+  function todoList(d: Obj, line: AgentLine): void {
+    const { type, where } = line;
+    const items = d.items ?? d.todos;
+    if (!Array.isArray(items)) {
+      kit.error('invalid_field', `${describe(at(where, 'data.items'))}: expected an array of todo items`, at(where, 'data.items', 'array'));
+      return;
+    }
+    setTodos(
+      type === 'todo_update' ? 'update' : type === 'todos' ? 'snapshot' : 'create',
+      toTodos(items, type === 'todo_update' ? todos : []),
+    );
+  }
+
+  function todoDone(d: Obj): void {
     const id = str(d, 'id');
     const content = str(d, 'content', 'title', 'item');
     const index =
@@ -118,7 +139,7 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
     );
   }
 
-  function usage(d: Record<string, unknown>, scope: 'increment' | 'total'): void {
+  function usage(d: Obj, scope: 'increment' | 'total'): void {
     const e: EventInit = { type: 'usage', scope, usage: anthropicUsage(d) };
     if (typeof d.cost_usd === 'number') e.usage.costUsd = d.cost_usd;
     out.emit(e);
@@ -130,144 +151,92 @@ function createAgentLinesDecoder(options: DecoderOptions, dialect: AgentDialect)
     else blocks.status(text);
   }
 
+  function subagentStart(d: Obj): void {
+    const name = str(d, 'agent', 'name', 'subagent_type', 'subagent') ?? 'subagent';
+    const task = str(d, 'task', 'description', 'prompt');
+    const subagentId = str(d, 'id', 'tool_use_id', 'subagent_id') ?? `subagent_${name}`;
+    const e: EventInit = { type: 'subagent-start', subagentId, name };
+    if (task !== undefined) e.task = task;
+    const parent = str(d, 'tool_use_id', 'parent_tool_use_id');
+    if (parent !== undefined) e.parentToolCallId = parent;
+    out.emit(e);
+    subagentNote(task ? `Subagent ${name}: ${task}` : `Subagent ${name} started`);
+  }
+
+  function subagentFinish(d: Obj): void {
+    const name = str(d, 'agent', 'name', 'subagent_type', 'subagent') ?? 'subagent';
+    const summary = str(d, 'summary', 'result', 'output');
+    const e: EventInit = { type: 'subagent-finish', subagentId: str(d, 'id', 'tool_use_id', 'subagent_id') ?? `subagent_${name}` };
+    if (summary !== undefined) e.result = summary;
+    const err = str(d, 'error');
+    if (err !== undefined) e.error = err;
+    out.emit(e);
+    subagentNote(summary ? `Subagent ${name} finished: ${summary}` : `Subagent ${name} finished`);
+  }
+
+  function runResult(d: Obj): void {
+    result = d as JsonObject;
+    const u = isObject(d.usage) ? d.usage : undefined;
+    const cost = typeof d.total_cost_usd === 'number' ? d.total_cost_usd : typeof d.cost_usd === 'number' ? d.cost_usd : undefined;
+    if (u || cost !== undefined || typeof d.duration_ms === 'number') {
+      const e: EventInit = { type: 'usage', scope: 'total', usage: {} };
+      if (u) e.usage = anthropicUsage(u);
+      if (cost !== undefined) e.usage.costUsd = cost;
+      if (typeof d.duration_ms === 'number') e.durationMs = d.duration_ms;
+      out.emit(e);
+    }
+    if (d.is_error === true) ctx.fail();
+  }
+
   function finish(): void {
     blocks.closeAll();
     for (const [toolCallId, toolName] of pending) {
       out.emit({ type: 'tool-input-end', toolCallId, toolName, input: {}, inputError: "the agent never sent this tool call's input" });
     }
     pending.clear();
-    const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : 'stop' };
+    const e: EventInit = { type: 'run-finish', finishReason: ctx.failed ? 'error' : 'stop' };
     if (result) e.providerMetadata = { [dialect]: { result } };
     out.emit(e);
   }
 
-  function handle(type: string, d: Record<string, unknown>, raw: Record<string, unknown>, where?: Location): void {
-    switch (type) {
-      case 'start': {
+  return {
+    on: {
+      start(d) {
         const model = str(d, 'model');
         const meta = Object.keys(d).length ? { [dialect]: d as JsonObject } : undefined;
         out.start({ ...(model ? { model } : {}), ...(meta ? { providerMetadata: meta } : {}) });
-        return;
-      }
-      case 'status':
-        return blocks.status(str(d, 'message', 'content', 'text', 'status') ?? '');
-      case 'text':
-      case 'delta':
-        return blocks.textDelta(str(d, 'content', 'text', 'delta') ?? '');
-      case 'thinking':
-        return blocks.thinkingText(str(d, 'content', 'thinking', 'text') ?? '');
-      case 'think': {
+      },
+      status: (d) => blocks.status(str(d, 'message', 'content', 'text', 'status') ?? ''),
+      text: (d) => blocks.textDelta(str(d, 'content', 'text', 'delta') ?? ''),
+      delta: (d) => blocks.textDelta(str(d, 'content', 'text', 'delta') ?? ''),
+      thinking: (d) => blocks.thinkingText(str(d, 'content', 'thinking', 'text') ?? ''),
+      think(d) {
         const thought = str(d, 'thought', 'content') ?? '';
         const id = str(d, 'id');
-        return id === undefined ? blocks.thinkingText(thought, true) : blocks.thinkingEntry(thought, dialect, 'thinkIds', id);
-      }
-      case 'tool_call_start':
-        return toolStart(d);
-      case 'tool_use':
-      case 'tool_call':
-        toolUse(d);
-        return;
-      case 'tool_result':
-        return toolResult(d);
-      case 'search': {
+        if (id === undefined) blocks.thinkingText(thought, true);
+        else blocks.thinkingEntry(thought, dialect, 'thinkIds', id);
+      },
+      tool_call_start: toolStart,
+      tool_use: (d) => void toolUse(d),
+      tool_call: (d) => void toolUse(d),
+      tool_result: (d) => toolResult(d),
+      search(d) {
         const { id: _id, ...input } = d;
         lastSearch = toolUse(d, { name: 'internet_search', input: input as Json });
-        return;
-      }
-      case 'search_result':
-        return toolResult(d, lastSearch, true);
-      case 'usage':
-        return usage(d, 'increment');
-      case 'usage_total':
-        return usage(d, 'total');
-      case 'todos':
-      case 'todo_create':
-      case 'todo_update': {
-        const items = d.items ?? d.todos;
-        if (!Array.isArray(items))
-          return error(
-            'invalid_field',
-            `${describe(at(where, 'data.items'))}: expected an array of todo items`,
-            at(where, 'data.items', 'array'),
-          );
-        return setTodos(
-          type === 'todo_update' ? 'update' : type === 'todos' ? 'snapshot' : 'create',
-          toTodos(items, type === 'todo_update' ? todos : []),
-        );
-      }
-      case 'todo_done':
-        return todoDone(d);
-      case 'subagent_spawn':
-      case 'subagent_start': {
-        const name = str(d, 'agent', 'name', 'subagent_type', 'subagent') ?? 'subagent';
-        const task = str(d, 'task', 'description', 'prompt');
-        const subagentId = str(d, 'id', 'tool_use_id', 'subagent_id') ?? `subagent_${name}`;
-        const e: EventInit = { type: 'subagent-start', subagentId, name };
-        if (task !== undefined) e.task = task;
-        const parent = str(d, 'tool_use_id', 'parent_tool_use_id');
-        if (parent !== undefined) e.parentToolCallId = parent;
-        out.emit(e);
-        return subagentNote(task ? `Subagent ${name}: ${task}` : `Subagent ${name} started`);
-      }
-      case 'subagent_complete':
-      case 'subagent_end': {
-        const name = str(d, 'agent', 'name', 'subagent_type', 'subagent') ?? 'subagent';
-        const summary = str(d, 'summary', 'result', 'output');
-        const e: EventInit = { type: 'subagent-finish', subagentId: str(d, 'id', 'tool_use_id', 'subagent_id') ?? `subagent_${name}` };
-        if (summary !== undefined) e.result = summary;
-        const err = str(d, 'error');
-        if (err !== undefined) e.error = err;
-        out.emit(e);
-        return subagentNote(summary ? `Subagent ${name} finished: ${summary}` : `Subagent ${name} finished`);
-      }
-      case 'result': {
-        result = d as JsonObject;
-        const usage = isObject(d.usage) ? d.usage : undefined;
-        const cost = typeof d.total_cost_usd === 'number' ? d.total_cost_usd : typeof d.cost_usd === 'number' ? d.cost_usd : undefined;
-        if (usage || cost !== undefined || typeof d.duration_ms === 'number') {
-          const u: EventInit = { type: 'usage', scope: 'total', usage: {} };
-          if (usage) u.usage = anthropicUsage(usage);
-          if (cost !== undefined) u.usage.costUsd = cost;
-          if (typeof d.duration_ms === 'number') u.durationMs = d.duration_ms;
-          out.emit(u);
-        }
-        if (d.is_error === true) failed = true;
-        return;
-      }
-      case 'error': {
-        blocks.closeAll();
-        failed = true;
-        const message = str(d, 'message', 'error') ?? (isObject(d.error) ? (str(d.error, 'message') ?? 'agent error') : 'agent error');
-        return error(str(d, 'code', 'type') ?? 'agent_error', message, where, true);
-      }
-      case 'done':
-        return finish();
-      default: {
-        const e: EventInit = { type: 'raw', source: dialect, event: raw as Json, reason: `unknown event type ${JSON.stringify(type)}` };
-        if (where) e.where = where;
-        out.emit(e);
-      }
-    }
-  }
-
-  return {
-    push(value, where) {
-      const line = readAgentLine(value, where);
-      if ('code' in line) error(line.code, line.message, line.where);
-      else handle(line.type, line.data, line.line, where);
-      return out.take();
+      },
+      search_result: (d) => toolResult(d, lastSearch, true),
+      usage: (d) => usage(d, 'increment'),
+      usage_total: (d) => usage(d, 'total'),
+      todos: todoList,
+      todo_create: todoList,
+      todo_update: todoList,
+      todo_done: todoDone,
+      subagent_spawn: subagentStart,
+      subagent_start: subagentStart,
+      subagent_complete: subagentFinish,
+      subagent_end: subagentFinish,
+      result: runResult,
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (!failed) error('truncated', 'the agent output ended without a "done" event', undefined, true);
-        failed = true;
-        finish();
-      }
-      return out.take();
-    },
+    finish,
   };
 }

@@ -8,10 +8,20 @@
  * format: `detectOpenAISimple` never claims input, and this decoder is chosen with `--from openai` only.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { EventInit, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { BlockAssembler } from '../transforms/blocks.ts';
-import { at, type Decoder, isObject, readAgentLine } from './decoder.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
+import type { EventInit, Json, Usage } from '../model/events.ts';
+import { at, type Decoder, isObject } from './decoder.ts';
+import {
+  type AgentLine,
+  type AgentLineContext,
+  type AgentLineDialect,
+  type AgentLineHandlers,
+  createAgentLineDecoder,
+  type Obj,
+  parseToolInput,
+  rest,
+  str,
+} from './kit/index.ts';
 import { openaiChatFinishReason, openaiChatUsage } from './openai-chat.ts';
 
 const PROVIDER = 'openai';
@@ -24,55 +34,37 @@ export function detectOpenAISimple(_value: unknown): boolean {
   return false;
 }
 
-function str(o: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const k of keys) if (typeof o[k] === 'string') return o[k] as string;
-  return undefined;
-}
-
-/** Everything but the listed keys, or undefined when nothing is left. */
-function rest(o: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in o) {
-    if (known.includes(k) || o[k] === undefined) continue;
-    out ??= {};
-    out[k] = o[k] as Json;
-  }
-  return out;
-}
+/** Seed 000's simple OpenAI lines: handlers on the agent-line skeleton. */
+const DIALECT: AgentLineDialect = {
+  source: PROVIDER,
+  truncated: 'the OpenAI agent output ended without a "done" event',
+  errorCode: ['code', 'type'],
+  errorKnown: ['message', 'code'],
+  handlers: openaiSimpleHandlers,
+};
 
 /** Creates a decoder for seed 000's simple OpenAI agent format (framework `openai`). */
 export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, PROVIDER);
-  const blocks = new BlockAssembler(out);
+  return createAgentLineDecoder(DIALECT, options);
+}
+
+function openaiSimpleHandlers(ctx: AgentLineContext): AgentLineHandlers {
+  const { out, blocks, kit } = ctx;
   const toolNames = new Map<string, string>();
   let toolCount = 0;
-  let failed = false;
 
-  function error(code: string, message: string, where?: Location, fatal = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [PROVIDER]: meta };
-    out.emit(e);
-  }
-
-  function toolCall(d: Record<string, unknown>, where?: Location): void {
+  function toolCall(d: Obj, { where }: AgentLine): void {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'tool_call_id') ?? `call_${++toolCount}`;
     const toolName = str(d, 'name', 'tool') ?? 'unknown';
     if (str(d, 'name', 'tool') === undefined)
-      error('missing_field', `${describe(at(where, 'data.name'))}: expected the tool name`, at(where, 'data.name', 'string'));
+      kit.error('missing_field', `${describe(at(where, 'data.name'))}: expected the tool name`, at(where, 'data.name', 'string'));
     const args = d.arguments ?? d.input ?? d.args;
     let input: Json = (args ?? {}) as Json;
     let inputError: string | undefined;
     if (typeof args === 'string') {
-      if (args.trim() === '') input = {};
-      else {
-        try {
-          input = JSON.parse(args);
-        } catch (err) {
-          inputError = `tool arguments are not valid JSON: ${(err as Error).message}`;
-        }
-      }
+      // Text that is not JSON stays the input as sent.
+      ({ input, inputError } = parseToolInput(args, 'tool arguments'));
     }
     const meta = rest(d, ['id', 'tool_call_id', 'name', 'tool', 'arguments', 'input', 'args']);
     const pm = meta ? { [PROVIDER]: meta } : undefined;
@@ -86,7 +78,7 @@ export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder
     out.emit(e);
   }
 
-  function toolResult(d: Record<string, unknown>): void {
+  function toolResult(d: Obj): void {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'tool_call_id') ?? `call_${toolCount}`;
     const toolName = toolNames.get(toolCallId) ?? str(d, 'name', 'tool');
@@ -94,23 +86,22 @@ export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder
     const output = (d.content ?? d.output ?? d.result ?? null) as Json;
     const meta = rest(d, ['id', 'tool_call_id', 'name', 'tool', 'content', 'output', 'result', 'is_error']);
     const pm = meta ? { [PROVIDER]: meta } : undefined;
-    if (d.is_error === true) {
-      const e: EventInit = { type: 'tool-error', toolCallId, error: typeof output === 'string' ? output : JSON.stringify(output), output };
-      if (toolName) e.toolName = toolName;
-      if (pm) e.providerMetadata = pm;
-      out.emit(e);
-      return;
-    }
-    const e: EventInit = { type: 'tool-output', toolCallId, output };
+    const e: EventInit =
+      d.is_error === true
+        ? { type: 'tool-error', toolCallId, error: typeof output === 'string' ? output : JSON.stringify(output), output }
+        : { type: 'tool-output', toolCallId, output };
     if (toolName) e.toolName = toolName;
     if (pm) e.providerMetadata = pm;
     out.emit(e);
   }
 
-  function done(d: Record<string, unknown>): void {
+  function finish(d: Obj): void {
     blocks.closeAll();
     const rawFinish = str(d, 'finish_reason', 'stop_reason');
-    const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : rawFinish ? openaiChatFinishReason(rawFinish) : 'stop' };
+    const e: EventInit = {
+      type: 'run-finish',
+      finishReason: ctx.failed ? 'error' : rawFinish ? openaiChatFinishReason(rawFinish) : 'stop',
+    };
     if (rawFinish) e.rawFinishReason = rawFinish;
     if (isObject(d.usage)) e.usage = openaiChatUsage(d.usage) as Usage;
     const meta = rest(d, ['usage', 'finish_reason', 'stop_reason']);
@@ -118,9 +109,19 @@ export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder
     out.emit(e);
   }
 
-  function handle(type: string, d: Record<string, unknown>, value: Record<string, unknown>, where?: Location): void {
-    switch (type) {
-      case 'start': {
+  function text(d: Obj, { where }: AgentLine): void {
+    const content = d.content ?? d.text ?? d.delta;
+    if (content !== undefined && typeof content !== 'string')
+      return kit.error('invalid_field', `${describe(at(where, 'data.content'))}: expected a string`, at(where, 'data.content', 'string'));
+    if (typeof d.reasoning === 'string') blocks.thinkingText(d.reasoning);
+    if (typeof content === 'string') blocks.textDelta(content);
+  }
+
+  const reasoning = (d: Obj) => blocks.thinkingText(str(d, 'content', 'reasoning', 'text') ?? '');
+
+  return {
+    on: {
+      start(d) {
         const model = str(d, 'model');
         const messageId = str(d, 'id', 'message_id');
         const meta = rest(d, ['model', 'id', 'message_id']);
@@ -129,60 +130,14 @@ export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder
           ...(messageId ? { messageId } : {}),
           ...(meta ? { providerMetadata: { [PROVIDER]: meta } } : {}),
         });
-        return;
-      }
-      case 'delta':
-      case 'text': {
-        const content = d.content ?? d.text ?? d.delta;
-        if (content !== undefined && typeof content !== 'string')
-          return error('invalid_field', `${describe(at(where, 'data.content'))}: expected a string`, at(where, 'data.content', 'string'));
-        if (typeof d.reasoning === 'string') blocks.thinkingText(d.reasoning);
-        if (typeof content === 'string') blocks.textDelta(content);
-        return;
-      }
-      case 'reasoning':
-      case 'thinking':
-        return blocks.thinkingText(str(d, 'content', 'reasoning', 'text') ?? '');
-      case 'tool_call':
-        return toolCall(d, where);
-      case 'tool_result':
-        return toolResult(d);
-      case 'error': {
-        blocks.closeAll();
-        failed = true;
-        const message = str(d, 'message', 'error') ?? (isObject(d.error) ? (str(d.error, 'message') ?? 'agent error') : 'agent error');
-        const meta = rest(d, ['message', 'code']);
-        return error(str(d, 'code', 'type') ?? 'agent_error', message, where, true, meta);
-      }
-      case 'done':
-        return done(d);
-      default: {
-        const e: EventInit = { type: 'raw', source: PROVIDER, event: value as Json, reason: `unknown event type ${JSON.stringify(type)}` };
-        if (where) e.where = where;
-        out.emit(e);
-      }
-    }
-  }
-
-  return {
-    push(value, where) {
-      const line = readAgentLine(value, where);
-      if ('code' in line) error(line.code, line.message, line.where);
-      else handle(line.type, line.data, line.line, where);
-      return out.take();
+      },
+      delta: text,
+      text,
+      reasoning,
+      thinking: reasoning,
+      tool_call: toolCall,
+      tool_result: toolResult,
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (!failed) error('truncated', 'the OpenAI agent output ended without a "done" event', undefined, true);
-        failed = true;
-        blocks.closeAll();
-        out.emit({ type: 'run-finish', finishReason: 'error' });
-      }
-      return out.take();
-    },
+    finish,
   };
 }

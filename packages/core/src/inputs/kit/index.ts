@@ -1,0 +1,16 @@
+/**
+ * The decoder kit: what every framework decoder is built from.
+ * - `read.ts`: small readers (`str`, `num`, `rest`, `kindOf`, `parseToolInput`);
+ * - `report.ts`: {@link Kit}, the emitter with located `error` / `invalid` / `raw` helpers, the
+ *   envelope guard and the push / fault / end shell;
+ * - `agent-lines.ts`: the `{"type","data"}` agent-line skeleton that dialects fill with handler tables.
+ */
+export {
+  type AgentLine,
+  type AgentLineContext,
+  type AgentLineDialect,
+  type AgentLineHandlers,
+  createAgentLineDecoder,
+} from './agent-lines.ts';
+export { isObject, kindOf, num, type Obj, parseToolInput, rest, str, type ToolInput } from './read.ts';
+export { type DecoderParts, type ErrorExtra, Kit } from './report.ts';
