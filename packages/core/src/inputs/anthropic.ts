@@ -4,11 +4,12 @@
  * several messages (pause_turn, programmatic tool calling) is one run with several steps.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, rest } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'text'; id: string }
@@ -89,20 +90,10 @@ function citationOf(c: Record<string, unknown>): Citation {
   return citation;
 }
 
-/** Everything but the listed keys: what goes to providerMetadata so nothing is lost. */
-function rest(obj: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
-
 /** Creates an Anthropic Messages stream decoder. */
 export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'anthropic');
+  const kit = new Kit(options, 'anthropic');
+  const { out, error } = kit;
   const blocks = new Map<number | string, BlockState>();
   let step: StepState | undefined;
   let stepCount = 0;
@@ -110,13 +101,6 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
   let lastFinish: FinishReason | undefined;
   let lastRawFinish: string | undefined;
   let fatal = false;
-
-  function error(code: string, message: string, where?: Location, fatalError = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: fatalError };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { anthropic: meta };
-    out.emit(e);
-  }
 
   function openStep(message: Record<string, unknown> | undefined): void {
     if (step) closeStep();
@@ -434,47 +418,28 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
       default:
         if (typeof ev.type !== 'string')
           return error('invalid_field', `${describe(at(where, 'type'))}: expected a string event type`, at(where, 'type', 'string'));
-        out.emit({
-          type: 'raw',
-          source: 'anthropic',
-          event: ev as Json,
-          reason: `unknown event type ${JSON.stringify(ev.type)}`,
-          ...(where ? { where } : {}),
-        });
+        kit.raw(ev, `unknown event type ${JSON.stringify(ev.type)}`, where);
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object with a "type", got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else handle(value, where);
-      return out.take();
+      const ev = kit.object(value, where);
+      if (ev) handle(ev, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (step) {
-          if (!fatal) {
-            error('truncated', `the stream ended inside message ${step.id} (no message_stop)`, undefined, true);
-            fatal = true;
-          }
-          closeStep('error');
+    finish() {
+      if (step) {
+        if (!fatal) {
+          kit.truncated(`the stream ended inside message ${step.id} (no message_stop)`);
+          fatal = true;
         }
-        if (!out.started && !fatal) error('empty', 'the stream contained no Anthropic events', undefined, true);
-        const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
-        if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
-        if (total) e.usage = total;
-        out.emit(e);
+        closeStep('error');
       }
-      return out.take();
+      if (!out.started && !fatal) kit.empty('the stream contained no Anthropic events');
+      const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
+      if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }

@@ -17,33 +17,19 @@
  * - TodoWrite and TaskCreate/TaskUpdate tool calls become `todos` snapshots.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter, type RunStartInit } from '../model/emitter.ts';
+import type { DecoderOptions, RunStartInit } from '../model/emitter.ts';
 import type { CanonicalEvent, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
 import { todoStatus } from '../model/todos.ts';
 import { addUsage } from '../model/usage.ts';
 import { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './anthropic.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, rest, str } from './kit/index.ts';
 
 /** The framework name: `provider` on run-start, `source` of raw events, the providerMetadata key. */
 const SOURCE = 'claude-agent-sdk';
 
 /** Tools that spawn a subagent (`Task` before Claude Code 2.1, `Agent` since). */
 const SUBAGENT_TOOLS = new Set(['Agent', 'Task']);
-
-/** Everything but the listed keys (undefined values skipped). */
-function rest(obj: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
-
-function str(o: Record<string, unknown>, key: string): string | undefined {
-  return typeof o[key] === 'string' ? (o[key] as string) : undefined;
-}
 
 /** The text of tool_result content: a string, or the text blocks of a content array. */
 function textOf(content: unknown): string | undefined {
@@ -100,7 +86,8 @@ interface Subagent {
 
 /** Creates a decoder for the Claude Agent SDK `query()` message stream. */
 export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, SOURCE);
+  const kit = new Kit(options, SOURCE);
+  const { out, error, raw } = kit;
   const innerOptions: DecoderOptions = { runId: out.runId, now: () => 0 };
   const agents = new Map<string, Agent>();
   const subagents = new Map<string, Subagent>();
@@ -120,21 +107,6 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   let runUsage: Usage | undefined;
   /** System messages that came before system/init (hooks run first): decoded once the run has started. */
   const held: [Record<string, unknown>, Location | undefined][] = [];
-
-  function error(code: string, message: string, where?: Location, isFatal = false, subagentId?: string, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: isFatal };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [SOURCE]: meta };
-    if (subagentId) e.subagentId = subagentId;
-    out.emit(e);
-  }
-
-  function raw(value: unknown, reason: string, where?: Location, subagentId?: string): void {
-    const e: EventInit = { type: 'raw', source: SOURCE, event: value as Json, reason };
-    if (where) e.where = where;
-    if (subagentId) e.subagentId = subagentId;
-    out.emit(e);
-  }
 
   /** The envelope fields of an SDK message that have no canonical home (session_id only when it changes). */
   function envelope(value: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
@@ -364,7 +336,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     closeSynthetic(a);
     if (a.open) {
       // A streamed message without message_stop: let the Anthropic decoder close its blocks.
-      if (!atEnd) error('truncated', `message ${a.step?.id ?? '?'} ended without message_stop`, undefined, false, a.subagentId);
+      if (!atEnd) error('truncated', `message ${a.step?.id ?? '?'} ended without message_stop`, undefined, false, undefined, a.subagentId);
       forward(a, a.inner.end(), {}, (f) => f, true);
       a.inner = createAnthropicDecoder(innerOptions);
       a.open = false;
@@ -418,6 +390,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
             `${describe(at(where, `message.content[${i}]`))}: expected a content block object`,
             at(where, `message.content[${i}]`, 'object'),
             false,
+            undefined,
             a.subagentId,
           );
           continue;
@@ -436,7 +409,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     }
     if (typeof value.error === 'string') {
       // An API error Claude Code turned into a synthetic assistant message; the result follows.
-      error(value.error, textOf(message.content) ?? value.error, where, false, a.subagentId);
+      error(value.error, textOf(message.content) ?? value.error, where, false, undefined, a.subagentId);
     }
   }
 
@@ -499,6 +472,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         `${describe(at(where, `${where.field}.tool_use_id`))}: expected the id of the tool call this result answers`,
         at(where, `${where.field}.tool_use_id`, 'string'),
         false,
+        undefined,
         a.subagentId,
       );
     }
@@ -708,45 +682,34 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       seen++;
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected an SDK message object with a "type", got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else handle(value, where);
-      return out.take();
+      const message = kit.object(value, where, 'an SDK message object with a "type"');
+      if (message) handle(message, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
+    flush() {
       if (held.length > 0) {
         out.start();
         replayHeld();
       }
-      if (!out.finished) {
-        if (finished && !fatal) {
-          for (const a of agents.values()) closeAgent(a, false);
-          finishRun();
-          return out.take();
-        }
-        if (!fatal) {
-          if (seen === 0) error('empty', 'the stream contained no Claude Agent SDK messages', undefined, true);
-          else error('truncated', 'the stream ended without a result message', undefined, true);
-        }
-        for (const a of agents.values()) closeAgent(a, true);
-        const e: EventInit = { type: 'run-finish', finishReason: 'error' };
-        if (runUsage) e.usage = { ...runUsage };
-        out.emit(e);
-      }
-      return out.take();
     },
-  };
+    finish() {
+      if (finished && !fatal) {
+        for (const a of agents.values()) closeAgent(a, false);
+        finishRun();
+        return;
+      }
+      if (!fatal) {
+        if (seen === 0) kit.empty('the stream contained no Claude Agent SDK messages');
+        else kit.truncated('the stream ended without a result message');
+      }
+      for (const a of agents.values()) closeAgent(a, true);
+      const e: EventInit = { type: 'run-finish', finishReason: 'error' };
+      if (runUsage) e.usage = { ...runUsage };
+      out.emit(e);
+    },
+  });
 }
 
 /** True when one parsed value is unmistakably a Claude Agent SDK message. */

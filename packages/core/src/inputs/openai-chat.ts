@@ -12,10 +12,11 @@
  * chunk), so the step and the run finish in `end()`.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata, Usage } from '../model/events.ts';
 import { mergeProviderMetadata } from '../model/metadata.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, num, parseToolInput } from './kit/index.ts';
 
 /** The raw-event source name and the framework name. */
 const FRAMEWORK = 'openai-chat';
@@ -41,10 +42,6 @@ const FINISH_REASONS: Record<string, FinishReason> = {
 export function openaiChatFinishReason(finishReason: string | null | undefined, hasRefusal = false): FinishReason {
   const reason = (finishReason && FINISH_REASONS[finishReason]) || 'other';
   return reason === 'stop' && hasRefusal ? 'content-filter' : reason;
-}
-
-function num(o: unknown, key: string): number | undefined {
-  return isObject(o) && typeof o[key] === 'number' ? (o[key] as number) : undefined;
 }
 
 /**
@@ -162,7 +159,8 @@ function pushTo(record: Record<string, Json[]>, key: string, ...values: Json[]):
 
 /** Creates an OpenAI Chat Completions stream decoder (framework `openai-chat`). */
 export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, PROVIDER);
+  const kit = new Kit(options, { source: FRAMEWORK, provider: PROVIDER });
+  const { out, error, raw, mismatch: invalid } = kit;
   const choices = new Map<number, ChoiceState>();
   const usedToolIds = new Set<string>();
   /** Fields of leading chunks without an id and without content (Azure's prompt_filter_results). */
@@ -173,24 +171,6 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
   let sourceCount = 0;
   let fatal = false;
   let sawChunk = false;
-
-  function error(code: string, message: string, where?: Location, fatalError = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: fatalError };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [PROVIDER]: meta };
-    out.emit(e);
-  }
-
-  function invalid(where: Location | undefined, field: string, expected: string, got: unknown): void {
-    const kind = Array.isArray(got) ? 'an array' : got === null ? 'null' : typeof got;
-    error('invalid_field', `${describe(at(where, field))}: expected ${expected}, got ${kind}`, at(where, field, expected));
-  }
-
-  function raw(event: Json, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source: FRAMEWORK, event, reason };
-    if (where) e.where = where;
-    out.emit(e);
-  }
 
   // --- steps -----------------------------------------------------------------------------------
 
@@ -336,15 +316,7 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
     let input: Json;
     let inputError: string | undefined;
     if (t.custom) input = t.json;
-    else if (t.json.trim() === '') input = {};
-    else {
-      try {
-        input = JSON.parse(t.json);
-      } catch (err) {
-        input = t.json;
-        inputError = `tool input is not valid JSON: ${(err as Error).message}`;
-      }
-    }
+    else ({ input, inputError } = parseToolInput(t.json));
     const e: EventInit = { type: 'tool-input-end', toolCallId: t.toolCallId, toolName: t.name, input };
     if (inputError) e.inputError = inputError;
     if (t.meta) e.providerMetadata = t.meta;
@@ -626,24 +598,11 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
     out.emit(e);
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a chat.completion.chunk JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else handle(value, where);
-      return out.take();
+      const chunk = kit.object(value, where, 'a chat.completion.chunk JSON object');
+      if (chunk) handle(chunk, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) finish();
-      return out.take();
-    },
-  };
+    finish,
+  });
 }

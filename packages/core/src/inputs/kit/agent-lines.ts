@@ -83,7 +83,7 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
     failed = true;
     const message = str(d, 'message', 'error') ?? (isObject(d.error) ? (str(d.error, 'message') ?? 'agent error') : 'agent error');
     const meta = dialect.errorKnown ? rest(d, dialect.errorKnown) : undefined;
-    kit.error(str(d, ...dialect.errorCode) ?? 'agent_error', message, where, true, { meta });
+    kit.error(str(d, ...dialect.errorCode) ?? 'agent_error', message, where, true, meta);
   }
 
   return kit.decoder({

@@ -13,4 +13,4 @@ export {
   createAgentLineDecoder,
 } from './agent-lines.ts';
 export { isObject, kindOf, num, type Obj, parseToolInput, rest, str, type ToolInput } from './read.ts';
-export { type DecoderParts, type ErrorExtra, Kit } from './report.ts';
+export { type DecoderParts, Kit, type KitNames } from './report.ts';

@@ -9,27 +9,32 @@ import type { EventInit, Json, JsonObject, Location } from '../../model/events.t
 import { at, type Decoder } from '../decoder.ts';
 import { isObject, kindOf, type Obj } from './read.ts';
 
-/** Extra fields of a reported error. */
-export interface ErrorExtra {
-  /** Goes to `providerMetadata[<metaKey>]`. */
-  meta?: JsonObject | undefined;
-  /** The subagent the error belongs to. */
-  subagentId?: string | undefined;
-}
-
 /** What a decoder built on {@link Kit.decoder} supplies. */
 export interface DecoderParts {
   /** Decodes one parsed value; emits through the kit's emitter. */
   push(value: unknown, where?: Location): void;
   /** Closes the run at the end of the input; called only while the run is not finished yet. */
   finish(): void;
+  /** Runs first at the end of the input, finished or not (e.g. to decode values held back). */
+  flush?(): void;
   /** Input that could not be framed; default: a located, non-fatal error. */
   fault?(code: string, message: string, where: Location): void;
 }
 
+/** The names a decoder goes by, when they differ. */
+export interface KitNames {
+  /** `source` of raw events. */
+  source: string;
+  /** `provider` on run-start (default: `source`). */
+  provider?: string;
+  /** providerMetadata key of error metadata (default: `provider`). */
+  metaKey?: string;
+}
+
 /**
- * One decoder's emitter with its reporting helpers. `source` names the framework on `raw` events
- * and `run-start`; `metaKey` is the providerMetadata key of error metadata (default `source`).
+ * One decoder's emitter with its reporting helpers (arrow properties: destructure them freely,
+ * `const { out, error, raw } = new Kit(options, 'anthropic')`). `names` is the framework name
+ * (raw source, run-start provider and error-metadata key at once), or {@link KitNames}.
  */
 export class Kit {
   readonly out: Emitter;
@@ -37,68 +42,73 @@ export class Kit {
   readonly metaKey: string;
 
   /** Around a new emitter for `options`, or around the emitter a decoder shares with another. */
-  constructor(options: DecoderOptions | Emitter, source: string, metaKey: string = source) {
-    this.out = options instanceof Emitter ? options : new Emitter(options, source);
-    this.source = source;
-    this.metaKey = metaKey;
+  constructor(options: DecoderOptions | Emitter, names: string | KitNames) {
+    const n = typeof names === 'string' ? { source: names } : names;
+    const provider = n.provider ?? n.source;
+    this.out = options instanceof Emitter ? options : new Emitter(options, provider);
+    this.source = n.source;
+    this.metaKey = n.metaKey ?? provider;
   }
 
-  /** Emits an `error` event (non-fatal unless `fatal`), located at `where`. */
-  error(code: string, message: string, where?: Location, fatal = false, extra?: ErrorExtra): void {
+  /**
+   * Emits an `error` event (non-fatal unless `fatal`), located at `where`; `meta` goes to
+   * `providerMetadata[metaKey]`, `subagentId` marks the subagent it belongs to.
+   */
+  readonly error = (code: string, message: string, where?: Location, fatal = false, meta?: JsonObject, subagentId?: string): void => {
     const e: EventInit = { type: 'error', code, message, fatal };
     if (where) e.where = where;
-    if (extra?.meta) e.providerMetadata = { [this.metaKey]: extra.meta };
-    if (extra?.subagentId) e.subagentId = extra.subagentId;
+    if (meta) e.providerMetadata = { [this.metaKey]: meta };
+    if (subagentId) e.subagentId = subagentId;
     this.out.emit(e);
-  }
+  };
 
   /** A field of the right input value holds the wrong thing: `<where, field>: expected <expected>`. */
-  invalid(where: Location | undefined, field: string, expected: string): void {
+  readonly invalid = (where: Location | undefined, field: string, expected: string): void => {
     const loc = at(where, field, expected);
     this.error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
-  }
+  };
 
   /** Like {@link invalid}, naming what was there instead: `…: expected <expected>, got <kind>`. */
-  mismatch(where: Location | undefined, field: string, expected: string, got: unknown): void {
+  readonly mismatch = (where: Location | undefined, field: string, expected: string, got: unknown): void => {
     this.error('invalid_field', `${describe(at(where, field))}: expected ${expected}, got ${kindOf(got)}`, at(where, field, expected));
-  }
+  };
 
   /** Keeps a well-formed value the decoder has no mapping for as a `raw` event (lossless). */
-  raw(event: unknown, reason: string, where?: Location, subagentId?: string): void {
+  readonly raw = (event: unknown, reason: string, where?: Location, subagentId?: string): void => {
     const e: EventInit = { type: 'raw', source: this.source, event: event as Json, reason };
     if (where) e.where = where;
     if (subagentId) e.subagentId = subagentId;
     this.out.emit(e);
-  }
+  };
 
   /**
    * The envelope guard: the value as an object, or undefined after reporting
-   * `<where>: expected a JSON object <shape>, got <kind>` (`shape` e.g. `with a "type"`).
+   * `<where>: expected <what>, got <kind>` (code `invalid_event`).
    */
-  object(value: unknown, where: Location | undefined, shape: string): Obj | undefined {
+  readonly object = (value: unknown, where: Location | undefined, what = 'a JSON object with a "type"'): Obj | undefined => {
     if (isObject(value)) return value;
-    this.error('invalid_event', `${describe(where ?? {})}: expected a JSON object ${shape}, got ${kindOf(value)}`, {
+    this.error('invalid_event', `${describe(where ?? {})}: expected ${what}, got ${kindOf(value)}`, {
       ...where,
       expected: 'object',
     });
     return undefined;
-  }
+  };
 
   /** The input ended early: a fatal `truncated` error. */
-  truncated(message: string): void {
+  readonly truncated = (message: string): void => {
     this.error('truncated', message, undefined, true);
-  }
+  };
 
   /** The input held nothing of this framework: a fatal `empty` error. */
-  empty(message: string): void {
+  readonly empty = (message: string): void => {
     this.error('empty', message, undefined, true);
-  }
+  };
 
   /**
    * The decoder shell: `push` and `fault` report through this kit and return what was emitted;
-   * `end` calls `finish` once unless the run has already finished.
+   * `end` calls `flush`, then `finish` unless the run has already finished.
    */
-  decoder(parts: DecoderParts): Decoder {
+  readonly decoder = (parts: DecoderParts): Decoder => {
     const out = this.out;
     return {
       push: (value, where) => {
@@ -111,9 +121,10 @@ export class Kit {
         return out.take();
       },
       end: () => {
+        parts.flush?.();
         if (!out.finished) parts.finish();
         return out.take();
       },
     };
-  }
+  };
 }
