@@ -17,14 +17,12 @@
  * the tools it called belong to it (as in the AI SDK's multi-step runs). The stream has no final
  * event: it ends when the run ends (or pauses for approvals).
  */
-import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import type { Decoder } from './decoder.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
 import { createResponsesCore, detectOpenAIResponses } from './openai-responses.ts';
-
-type Obj = Record<string, unknown>;
 
 /** providerMetadata key for what the Agents SDK adds (request id, its usage accounting, run items). */
 const PM = 'openaiAgents';
@@ -32,24 +30,9 @@ const SOURCE = 'openai-agents';
 
 const STREAM_TYPES = new Set(['raw_model_stream_event', 'run_item_stream_event', 'agent_updated_stream_event']);
 
-function rest(obj: Obj, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
-
-function str(o: Obj, k: string): string | undefined {
-  return typeof o[k] === 'string' ? (o[k] as string) : undefined;
-}
-
 /** The SDK's `UsageData` (camelCase, details as provider objects) as canonical usage. */
 function agentsUsage(u: Obj): Usage {
   const usage: Usage = { raw: u as Json };
-  const num = (o: unknown, k: string) => (isObject(o) && typeof o[k] === 'number' ? (o[k] as number) : undefined);
   if (num(u, 'inputTokens') !== undefined) usage.inputTokens = num(u, 'inputTokens');
   if (num(u, 'outputTokens') !== undefined) usage.outputTokens = num(u, 'outputTokens');
   if (num(u, 'totalTokens') !== undefined) usage.totalTokens = num(u, 'totalTokens');
@@ -93,7 +76,8 @@ interface NormalizedStep {
 
 /** Creates a decoder for OpenAI Agents SDK JS run stream events. */
 export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, SOURCE);
+  const kit = new Kit(options, SOURCE);
+  const { out, error, invalid, raw } = kit;
   let agentName: string | undefined = options.agent;
   let doneInfo: JsonObject | undefined;
   let total: Usage | undefined;
@@ -131,23 +115,6 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
       finished(e);
     },
   });
-
-  function error(code: string, message: string, where?: Location, isFatal = false): void {
-    const e: EventInit = { type: 'error', code, message, fatal: isFatal };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  function invalid(where: Location | undefined, field: string, expected: string): void {
-    const loc = at(where, field, expected);
-    error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
-  }
-
-  function raw(value: Obj, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source: SOURCE, event: value as Json, reason };
-    if (where) e.where = where;
-    out.emit(e);
-  }
 
   function knows(id: string | undefined): boolean {
     return id !== undefined && (seen.has(id) || core.knows(id));
@@ -290,14 +257,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
     let inputError: string | undefined;
     if (typeof item.arguments === 'string') {
       text = item.arguments;
-      if (text.trim() !== '') {
-        try {
-          input = JSON.parse(text);
-        } catch (err) {
-          input = text;
-          inputError = `tool input is not valid JSON: ${(err as Error).message}`;
-        }
-      }
+      ({ input, inputError } = parseToolInput(text));
     } else {
       input = (rest(item, ['type', 'id', 'callId', 'call_id', 'name', 'status', 'providerData', 'output']) ?? {}) as Json;
     }
@@ -512,64 +472,50 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object with a "type", got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-        return out.take();
-      }
-      switch (value.type) {
+      const ev = kit.object(value, where);
+      if (!ev) return;
+      switch (ev.type) {
         case 'raw_model_stream_event':
-          rawModelEvent(value, where);
+          rawModelEvent(ev, where);
           break;
         case 'run_item_stream_event':
-          runItem(value, where);
+          runItem(ev, where);
           break;
         case 'agent_updated_stream_event':
-          if (!isObject(value.agent) || typeof value.agent.name !== 'string') invalid(where, 'agent.name', 'a string');
-          else setAgent(value.agent.name);
+          if (!isObject(ev.agent) || typeof ev.agent.name !== 'string') invalid(where, 'agent.name', 'a string');
+          else setAgent(ev.agent.name);
           break;
         default:
-          if (typeof value.type !== 'string') invalid(where, 'type', 'a string event type');
-          else raw(value, `unknown event type ${JSON.stringify(value.type)}`, where);
+          if (typeof ev.type !== 'string') invalid(where, 'type', 'a string event type');
+          else raw(ev, `unknown event type ${JSON.stringify(ev.type)}`, where);
       }
       if (core.fatal) fatal = true;
-      return out.take();
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (core.stepOpen || nstep) {
-          if (!fatal && !core.fatal) error('truncated', 'the stream ended inside a model response (no response_done)', undefined, true);
-          fatal = true;
-          if (core.stepOpen) core.abortStep('error');
-          if (nstep) closeNormalized(undefined, 'error');
-        }
-        release();
-        if (!out.started && !fatal) {
-          error('empty', 'the stream contained no OpenAI Agents SDK events', undefined, true);
-          fatal = true;
-        }
-        const isError = fatal || core.fatal;
-        const e: EventInit = {
-          type: 'run-finish',
-          finishReason: isError ? 'error' : approvals.size > 0 ? 'interrupted' : (lastFinish ?? 'other'),
-        };
-        if (!isError) {
-          if (approvals.size > 0) e.rawFinishReason = 'tool_approval_requested';
-          else if (lastRawFinish) e.rawFinishReason = lastRawFinish;
-        }
-        if (total) e.usage = total;
-        out.emit(e);
+    finish() {
+      if (core.stepOpen || nstep) {
+        if (!fatal && !core.fatal) kit.truncated('the stream ended inside a model response (no response_done)');
+        fatal = true;
+        if (core.stepOpen) core.abortStep('error');
+        if (nstep) closeNormalized(undefined, 'error');
       }
-      return out.take();
+      release();
+      if (!out.started && !fatal) {
+        kit.empty('the stream contained no OpenAI Agents SDK events');
+        fatal = true;
+      }
+      const isError = fatal || core.fatal;
+      const e: EventInit = {
+        type: 'run-finish',
+        finishReason: isError ? 'error' : approvals.size > 0 ? 'interrupted' : (lastFinish ?? 'other'),
+      };
+      if (!isError) {
+        if (approvals.size > 0) e.rawFinishReason = 'tool_approval_requested';
+        else if (lastRawFinish) e.rawFinishReason = lastRawFinish;
+      }
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }

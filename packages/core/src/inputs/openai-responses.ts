@@ -9,15 +9,14 @@
  * decoders that carry Responses events (the OpenAI Agents SDK) reuse it on their own emitter.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
 
 /** The providerMetadata key @ai-sdk/openai uses, so item ids and encrypted reasoning round-trip. */
 const PM = 'openai';
-
-type Obj = Record<string, unknown>;
 
 interface TextPart {
   blockId: string;
@@ -144,7 +143,6 @@ export function openaiResponsesFinishReason(reason: unknown, hasFunctionCall: bo
 
 /** Converts a Responses usage object; `inputTokens` already counts cached tokens. */
 export function openaiResponsesUsage(u: Obj): Usage {
-  const num = (o: unknown, k: string) => (isObject(o) && typeof o[k] === 'number' ? (o[k] as number) : undefined);
   const usage: Usage = { raw: u as Json };
   const input = num(u, 'input_tokens');
   const output = num(u, 'output_tokens');
@@ -162,33 +160,9 @@ export function openaiResponsesUsage(u: Obj): Usage {
   return usage;
 }
 
-/** Everything but the listed keys (undefined values skipped). */
-function rest(obj: Obj, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
-
-function str(o: Obj, k: string): string | undefined {
-  return typeof o[k] === 'string' ? (o[k] as string) : undefined;
-}
-
 /** The text inside a JSON string literal, for streaming text into a JSON input. */
 function escapeJson(text: string): string {
   return JSON.stringify(text).slice(1, -1);
-}
-
-function parseInput(text: string): { input: Json; inputError?: string } {
-  if (text.trim() === '') return { input: {} };
-  try {
-    return { input: JSON.parse(text) };
-  } catch (err) {
-    return { input: text, inputError: `tool input is not valid JSON: ${(err as Error).message}` };
-  }
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -235,24 +209,11 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   let lastRawFinish: string | undefined;
 
   const field = (f: string) => `${prefix}${f}`;
+  const kit = new Kit(out, { source, metaKey: PM });
+  const { error, raw } = kit;
 
-  function error(code: string, message: string, where?: Location, isFatal = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: isFatal };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [PM]: meta };
-    out.emit(e);
-  }
-
-  function invalid(where: Location | undefined, f: string, expected: string): void {
-    const loc = at(where, field(f), expected);
-    error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
-  }
-
-  function raw(ev: Obj, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source, event: ev as Json, reason };
-    if (where) e.where = where;
-    out.emit(e);
-  }
+  /** A field of the event (under the core's field prefix) holds the wrong thing. */
+  const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
 
   function uniqueBlock(base: string): string {
     let id = base;
@@ -545,7 +506,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     let inputError: string | undefined;
     if (input === undefined) {
       if (t.stream === 'text') input = t.text;
-      else ({ input, inputError } = parseInput(t.text));
+      else ({ input, inputError } = parseToolInput(t.text));
     }
     const e: EventInit = { type: 'tool-input-end', toolCallId: t.toolCallId, toolName: t.toolName, input };
     if (t.providerExecuted) e.providerExecuted = true;
@@ -1392,53 +1353,34 @@ export interface OpenAIResponsesDecoderOptions extends DecoderOptions {
 
 /** Creates an OpenAI Responses API stream decoder. */
 export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'openai-responses');
+  const kit = new Kit(options, 'openai-responses');
+  const out = kit.out;
   const core = createResponsesCore(out, {
     ...(options.expandParallelToolCalls !== undefined ? { expandParallelToolCalls: options.expandParallelToolCalls } : {}),
   });
   let failed = false;
 
-  function error(code: string, message: string, where?: Location, isFatal = false): void {
-    const e: EventInit = { type: 'error', code, message, fatal: isFatal };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  return {
+  return kit.decoder({
     push(value, where) {
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object with a "type", got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else core.handle(value, where);
-      return out.take();
+      const ev = kit.object(value, where);
+      if (ev) core.handle(ev, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (core.stepOpen) {
-          if (!core.fatal)
-            error('truncated', 'the stream ended inside a response (no response.completed, .incomplete or .failed)', undefined, true);
-          failed = true;
-          core.abortStep('error');
-        }
-        core.releaseStep();
-        if (!out.started && !core.fatal) {
-          error('empty', 'the stream contained no OpenAI Responses events', undefined, true);
-          failed = true;
-        }
-        const isError = failed || core.fatal;
-        const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
-        if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
-        if (core.total) e.usage = core.total;
-        out.emit(e);
+    finish() {
+      if (core.stepOpen) {
+        if (!core.fatal) kit.truncated('the stream ended inside a response (no response.completed, .incomplete or .failed)');
+        failed = true;
+        core.abortStep('error');
       }
-      return out.take();
+      core.releaseStep();
+      if (!out.started && !core.fatal) {
+        kit.empty('the stream contained no OpenAI Responses events');
+        failed = true;
+      }
+      const isError = failed || core.fatal;
+      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
+      if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
+      if (core.total) e.usage = core.total;
+      out.emit(e);
     },
-  };
+  });
 }
