@@ -5,13 +5,12 @@
  * one canonical step; a body with several interactions is one run with several steps.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
-import { type Decoder, isObject } from './decoder.ts';
-import { charOffset, rest, sub } from './gemini.ts';
-
-type Obj = Record<string, unknown>;
+import type { Decoder } from './decoder.ts';
+import { charOffset } from './gemini.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'output'; id: string; open: boolean; text: string }
@@ -48,15 +47,14 @@ export function interactionsFinishReason(status: string | undefined, hasFunction
  * `toolUsePromptTokenCount`), output = output + thought tokens, total as reported.
  */
 export function interactionsUsage(u: Obj): Usage {
-  const num = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : undefined);
-  const input = num('total_input_tokens');
-  const toolUse = num('total_tool_use_tokens');
-  const output = num('total_output_tokens');
-  const thought = num('total_thought_tokens');
+  const input = num(u, 'total_input_tokens');
+  const toolUse = num(u, 'total_tool_use_tokens');
+  const output = num(u, 'total_output_tokens');
+  const thought = num(u, 'total_thought_tokens');
   const usage: Usage = { raw: u as Json };
   if (input !== undefined || toolUse !== undefined) usage.inputTokens = (input ?? 0) + (toolUse ?? 0);
   if (output !== undefined || thought !== undefined) usage.outputTokens = (output ?? 0) + (thought ?? 0);
-  const total = num('total_tokens');
+  const total = num(u, 'total_tokens');
   if (total !== undefined) usage.totalTokens = total;
   else if (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
     usage.totalTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
@@ -82,7 +80,8 @@ export function detectGeminiInteractions(value: unknown): boolean {
 
 /** Creates a decoder for the Gemini Interactions API stream. */
 export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'gemini-interactions');
+  const kit = new Kit(options, { source: 'gemini-interactions', metaKey: 'google' });
+  const { out, error, raw } = kit;
   const blocks = new Map<number, BlockState>();
   let step: Step | undefined;
   let stepCount = 0;
@@ -95,23 +94,8 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
 
   const google = (meta: JsonObject) => ({ google: meta });
 
-  function error(code: string, message: string, where?: Location, fatalError = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: fatalError };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = google(meta);
-    out.emit(e);
-  }
-
-  function raw(value: unknown, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source: 'gemini-interactions', event: value as Json, reason };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  function invalid(where: Location, field: string, expected: string): void {
-    const loc = sub(where, field, expected);
-    error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
-  }
+  /** A field below `where` (paths joined) holds the wrong thing. */
+  const invalid = (where: Location, field: string, expected: string) => kit.invalidAt(sub(where, field, expected), expected);
 
   /** providerMetadata for what a client sends back: the signature and the interaction id. */
   function sendBack(signature: string | undefined): JsonObject | undefined {
@@ -381,14 +365,7 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
       case 'function': {
         let input: Json = isObject(b.args) ? (b.args as Json) : {};
         let inputError: string | undefined;
-        if (b.json.trim() !== '') {
-          try {
-            input = JSON.parse(b.json);
-          } catch (err) {
-            input = b.json;
-            inputError = `tool input is not valid JSON: ${(err as Error).message}`;
-          }
-        }
+        if (b.json.trim() !== '') ({ input, inputError } = parseToolInput(b.json));
         const e: EventInit = { type: 'tool-input-end', toolCallId: b.toolCallId, toolName: b.name, input };
         if (inputError) e.inputError = inputError;
         const meta = sendBack(b.signature);
@@ -524,41 +501,25 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
-      if (!isObject(value))
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a JSON object with an "event_type", got ${Array.isArray(value) ? 'an array' : typeof value}`,
-          {
-            ...where,
-            expected: 'object',
-          },
-        );
-      else handle(value, where ?? {});
-      return out.take();
+      const ev = kit.object(value, where, 'a JSON object with an "event_type"');
+      if (ev) handle(ev, where ?? {});
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (step && !completed) {
-          if (!fatal) error('truncated', `the stream ended inside interaction ${step.id} (no interaction.completed)`, undefined, true);
-          fatal = true;
-          closeStep('error');
-        }
-        if (!out.started && !fatal) {
-          error('empty', 'the stream contained no Interactions API events', undefined, true);
-          fatal = true;
-        }
-        const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
-        if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
-        if (total) e.usage = total;
-        out.emit(e);
+    finish() {
+      if (step && !completed) {
+        if (!fatal) kit.truncated(`the stream ended inside interaction ${step.id} (no interaction.completed)`);
+        fatal = true;
+        closeStep('error');
       }
-      return out.take();
+      if (!out.started && !fatal) {
+        kit.empty('the stream contained no Interactions API events');
+        fatal = true;
+      }
+      const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
+      if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }

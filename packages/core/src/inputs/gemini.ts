@@ -12,12 +12,11 @@
  * consecutive `thought: true` parts one reasoning block; anything else closes them.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
-
-type Obj = Record<string, unknown>;
+import type { Decoder } from './decoder.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   STOP: 'stop',
@@ -50,13 +49,12 @@ export function geminiFinishReason(reason: string | undefined, hasClientToolCall
  * input = prompt + tool-use prompt tokens (cached included), output = candidates + thoughts.
  */
 export function geminiUsage(u: Obj): Usage {
-  const num = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : undefined);
-  const prompt = num('promptTokenCount');
-  const toolUse = num('toolUsePromptTokenCount');
-  const candidates = num('candidatesTokenCount') ?? num('responseTokenCount');
-  const thoughts = num('thoughtsTokenCount');
-  const cached = num('cachedContentTokenCount');
-  const total = num('totalTokenCount');
+  const prompt = num(u, 'promptTokenCount');
+  const toolUse = num(u, 'toolUsePromptTokenCount');
+  const candidates = num(u, 'candidatesTokenCount', 'responseTokenCount');
+  const thoughts = num(u, 'thoughtsTokenCount');
+  const cached = num(u, 'cachedContentTokenCount');
+  const total = num(u, 'totalTokenCount');
   const usage: Usage = { raw: u as Json };
   if (prompt !== undefined || toolUse !== undefined) usage.inputTokens = (prompt ?? 0) + (toolUse ?? 0);
   if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
@@ -66,29 +64,6 @@ export function geminiUsage(u: Obj): Usage {
   if (thoughts !== undefined) usage.reasoningTokens = thoughts;
   if (cached !== undefined) usage.cacheReadTokens = cached;
   return usage;
-}
-
-/** Everything but the listed keys (undefined values dropped), or undefined when nothing is left. */
-export function rest(obj: Obj, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
-
-/** The location of a field below `where` (field paths are joined, not replaced). */
-export function sub(where: Location, field: string, expected?: string): Location {
-  const joined = !field
-    ? (where.field ?? '')
-    : !where.field
-      ? field
-      : field.startsWith('[')
-        ? `${where.field}${field}`
-        : `${where.field}.${field}`;
-  return joined ? at(where, joined, expected) : expected !== undefined ? { ...where, expected } : { ...where };
 }
 
 /** Character offset in `text` of a UTF-8 byte offset (Gemini reports segment offsets in bytes). */
@@ -340,7 +315,8 @@ export function detectGemini(value: unknown): boolean {
 
 /** Creates a decoder for the Gemini generateContent stream (and Live API server messages). */
 export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'gemini');
+  const kit = new Kit(options, { source: 'gemini', metaKey: 'google' });
+  const { out, error, raw } = kit;
   let step: Step | undefined;
   let stepCount = 0;
   let block: Block | undefined;
@@ -357,23 +333,8 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
 
   const google = (meta: JsonObject) => ({ google: meta });
 
-  function error(code: string, message: string, where?: Location, fatalError = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal: fatalError };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = google(meta);
-    out.emit(e);
-  }
-
-  function raw(value: unknown, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source: 'gemini', event: value as Json, reason };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  function invalid(where: Location, field: string, expected: string): void {
-    const loc = sub(where, field, expected);
-    error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
-  }
+  /** A field below `where` (paths joined) holds the wrong thing. */
+  const invalid = (where: Location, field: string, expected: string) => kit.invalidAt(sub(where, field, expected), expected);
 
   // --- steps ---------------------------------------------------------------------------------
 
@@ -593,14 +554,8 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  function parseArgs(text: string): Json {
-    if (text.trim() === '') return {};
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
+  /** Arguments text as the input: not JSON, it stays text (the call's inputError says so elsewhere). */
+  const parseArgs = (text: string): Json => parseToolInput(text).input;
 
   function functionResponse(s: Step, r: Obj, signature: string | undefined): void {
     const name = typeof r.name === 'string' ? r.name : undefined;
@@ -971,46 +926,33 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     chunk(value, where);
   }
 
-  return {
-    push(value, where) {
-      handle(value, where ?? {});
-      return out.take();
-    },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (step) {
-          const s = step;
-          const incomplete = s.live ? s.content : s.finishReason === undefined && !s.blocked;
-          if (incomplete && !fatal) {
-            error(
-              'truncated',
-              s.live
-                ? `the Live API stream ended inside turn ${s.id} (no turnComplete)`
-                : `the stream ended inside response ${s.id} (no finishReason)`,
-              undefined,
-              true,
-            );
-            fatal = true;
-            finishCall('the stream ended before the function call arguments were complete');
-          }
-          closeStep(fatal ? (s.blocked ? 'content-filter' : 'error') : undefined);
-        }
-        if (!out.started && !seenValue && !fatal) {
-          error('empty', 'the stream contained no Gemini responses', undefined, true);
+  return kit.decoder({
+    push: (value, where) => handle(value, where ?? {}),
+    finish() {
+      if (step) {
+        const s = step;
+        const incomplete = s.live ? s.content : s.finishReason === undefined && !s.blocked;
+        if (incomplete && !fatal) {
+          kit.truncated(
+            s.live
+              ? `the Live API stream ended inside turn ${s.id} (no turnComplete)`
+              : `the stream ended inside response ${s.id} (no finishReason)`,
+          );
           fatal = true;
+          finishCall('the stream ended before the function call arguments were complete');
         }
-        const reason: FinishReason = blockedReason ? 'content-filter' : fatal ? 'error' : (lastFinish ?? 'other');
-        const e: EventInit = { type: 'run-finish', finishReason: reason };
-        const rawReason = blockedReason ?? (fatal ? undefined : lastRawFinish);
-        if (rawReason) e.rawFinishReason = rawReason;
-        if (total) e.usage = total;
-        out.emit(e);
+        closeStep(fatal ? (s.blocked ? 'content-filter' : 'error') : undefined);
       }
-      return out.take();
+      if (!out.started && !seenValue && !fatal) {
+        kit.empty('the stream contained no Gemini responses');
+        fatal = true;
+      }
+      const reason: FinishReason = blockedReason ? 'content-filter' : fatal ? 'error' : (lastFinish ?? 'other');
+      const e: EventInit = { type: 'run-finish', finishReason: reason };
+      const rawReason = blockedReason ?? (fatal ? undefined : lastRawFinish);
+      if (rawReason) e.rawFinishReason = rawReason;
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }

@@ -77,7 +77,7 @@ interface NormalizedStep {
 /** Creates a decoder for OpenAI Agents SDK JS run stream events. */
 export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder {
   const kit = new Kit(options, SOURCE);
-  const { out, error, invalid, raw } = kit;
+  const { out, invalid, raw } = kit;
   let agentName: string | undefined = options.agent;
   let doneInfo: JsonObject | undefined;
   let total: Usage | undefined;

@@ -2,8 +2,8 @@
  * The small readers every decoder needs: typed field access on parsed JSON, "everything else" for
  * providerMetadata, and tool-input JSON parsing. Pure functions, no state.
  */
-import type { Json, JsonObject } from '../../model/events.ts';
-import { isObject } from '../decoder.ts';
+import type { Json, JsonObject, Location } from '../../model/events.ts';
+import { at, isObject } from '../decoder.ts';
 
 export { isObject };
 
@@ -61,4 +61,19 @@ export function parseToolInput(text: string, label = 'tool input'): ToolInput {
   } catch (err) {
     return { input: text, inputError: `${label} is not valid JSON: ${(err as Error).message}` };
   }
+}
+
+/**
+ * The location of a field below `where`: field paths are joined (`a` + `b` → `a.b`, `a` + `[0]` →
+ * `a[0]`), not replaced as `at` does.
+ */
+export function sub(where: Location, field: string, expected?: string): Location {
+  const joined = !field
+    ? (where.field ?? '')
+    : !where.field
+      ? field
+      : field.startsWith('[')
+        ? `${where.field}${field}`
+        : `${where.field}.${field}`;
+  return joined ? at(where, joined, expected) : expected !== undefined ? { ...where, expected } : { ...where };
 }

@@ -64,7 +64,11 @@ export class Kit {
 
   /** A field of the right input value holds the wrong thing: `<where, field>: expected <expected>`. */
   readonly invalid = (where: Location | undefined, field: string, expected: string): void => {
-    const loc = at(where, field, expected);
+    this.invalidAt(at(where, field, expected), expected);
+  };
+
+  /** Like {@link invalid}, at a location already built (e.g. with `sub`). */
+  readonly invalidAt = (loc: Location, expected: string): void => {
     this.error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
   };
 
