@@ -22,6 +22,7 @@ import {
   createAgentLineDecoder,
   isObject,
   type Obj,
+  parseToolInput,
   str,
 } from './kit/index.ts';
 
@@ -80,13 +81,8 @@ function claudeHandlers(ctx: AgentLineContext, dialect: AgentDialect): AgentLine
     const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? `tool_${++toolCount}`;
     const toolName = str(d, 'name', 'tool', 'tool_name') ?? pending.get(toolCallId) ?? defaults.name ?? 'unknown';
     let input = (d.input ?? d.arguments ?? d.args ?? defaults.input ?? {}) as Json;
-    if (typeof input === 'string') {
-      try {
-        input = JSON.parse(input);
-      } catch {
-        // Keep the text as it is: some agents send plain-text arguments.
-      }
-    }
+    // Text that is not JSON stays as it is: some agents send plain-text arguments.
+    if (typeof input === 'string' && input.trim() !== '') input = parseToolInput(input).input;
     toolNames.set(toolCallId, toolName);
     if (!pending.delete(toolCallId)) out.emit({ type: 'tool-input-start', toolCallId, toolName });
     out.emit({ type: 'tool-input-end', toolCallId, toolName, input });

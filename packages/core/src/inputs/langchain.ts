@@ -15,13 +15,12 @@
  * stream that stops before it is truncated (streamEvents has no error event: a failing run just stops).
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
 import { toTodos } from '../model/todos.ts';
 import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
-
-type Obj = Record<string, unknown>;
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -77,26 +76,6 @@ export function readMessage(value: unknown): LcMessage | undefined {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------
-
-function str(o: Obj, ...keys: string[]): string | undefined {
-  for (const k of keys) if (typeof o[k] === 'string') return o[k] as string;
-  return undefined;
-}
-
-function num(o: unknown, k: string): number | undefined {
-  return isObject(o) && typeof o[k] === 'number' ? (o[k] as number) : undefined;
-}
-
-/** Everything but the listed keys (undefined when nothing is left). */
-export function rest(obj: Obj, known: readonly string[]): JsonObject | undefined {
-  let out: JsonObject | undefined;
-  for (const k in obj) {
-    if (known.includes(k) || obj[k] === undefined) continue;
-    out ??= {};
-    out[k] = obj[k] as Json;
-  }
-  return out;
-}
 
 function isEmptyValue(v: unknown): boolean {
   return v === undefined || v === null || (isObject(v) && Object.keys(v).length === 0) || (Array.isArray(v) && v.length === 0);
@@ -215,9 +194,7 @@ interface ToolRecord {
 }
 
 /** State shared by everything one LangChain / LangGraph decoder emits. */
-export class LcContext {
-  readonly out: Emitter;
-  readonly source: string;
+export class LcContext extends Kit {
   /** Stamped on every event while set (LangGraph subgraph namespaces). */
   subagentId: string | undefined;
   private readonly ids = new Set<string>();
@@ -229,12 +206,8 @@ export class LcContext {
   private todosJson: string | undefined;
   todos: Todo[] = [];
 
-  constructor(options: DecoderOptions, source: string) {
-    this.out = new Emitter(options, source);
-    this.source = source;
-  }
-
-  emit(e: EventInit): void {
+  /** Stamps the current subagent on everything but the run's start and finish. */
+  override emit(e: EventInit): void {
     if (this.subagentId !== undefined && e.subagentId === undefined && e.type !== 'run-start' && e.type !== 'run-finish')
       e.subagentId = this.subagentId;
     this.out.emit(e);
@@ -246,19 +219,6 @@ export class LcContext {
     for (let n = 2; this.ids.has(id); n++) id = `${base}#${n}`;
     this.ids.add(id);
     return id;
-  }
-
-  error(code: string, message: string, where?: Location, fatal = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [this.source]: meta };
-    this.emit(e);
-  }
-
-  raw(event: unknown, reason: string, where?: Location): void {
-    const e: EventInit = { type: 'raw', source: this.source, event: event as Json, reason };
-    if (where) e.where = where;
-    this.emit(e);
   }
 
   /** Starts a tool call once per id; false when it was already started. */
@@ -587,14 +547,7 @@ export class AiMessage {
     let input: Json;
     let inputError: string | undefined;
     if (t.args.trim() === '') input = isObject(t.startInput) ? (t.startInput as Json) : {};
-    else {
-      try {
-        input = JSON.parse(t.args);
-      } catch (err) {
-        input = t.args;
-        inputError = `tool input is not valid JSON: ${(err as Error).message}`;
-      }
-    }
+    else ({ input, inputError } = parseToolInput(t.args));
     this.ctx.toolEnd(t.id, input, inputError, t.meta);
   }
 
@@ -1253,50 +1206,33 @@ export function createLangchainDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  return {
+  return ctx.decoder({
     push(value, where) {
-      if (!isObject(value)) {
-        ctx.error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a streamEvents event object {event, run_id, data}, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-      } else if (typeof value.event !== 'string') {
+      const ev = ctx.object(value, where, 'a streamEvents event object {event, run_id, data}');
+      if (!ev) return;
+      if (typeof ev.event !== 'string') {
         ctx.error('invalid_field', `${describe(at(where, 'event'))}: expected a string event name`, at(where, 'event', 'string'));
-      } else if (typeof value.run_id !== 'string') {
+      } else if (typeof ev.run_id !== 'string') {
         ctx.error('invalid_field', `${describe(at(where, 'run_id'))}: expected a string run id`, at(where, 'run_id', 'string'));
-      } else if (value.data !== undefined && value.data !== null && !isObject(value.data)) {
+      } else if (ev.data !== undefined && ev.data !== null && !isObject(ev.data)) {
         ctx.error('invalid_field', `${describe(at(where, 'data'))}: expected an object`, at(where, 'data', 'object'));
-      } else handle(value, where);
-      return out.take();
+      } else handle(ev, where);
     },
-    fault(code, message, where) {
-      ctx.error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        if (root === undefined) {
-          ctx.error('empty', 'the stream contained no LangChain events', undefined, true);
-        } else {
-          ctx.error(
-            'truncated',
-            `the stream ended before run ${root} did (no ${'on_*_end'} for the root run: the runnable failed or the stream was cut)`,
-            undefined,
-            true,
-          );
-        }
-        ctx.fatal = true;
-        for (const [, info] of runs) {
-          if (!info.model || info.model.closed) continue;
-          const r = info.model.close(info.modelName);
-          const s = info.step ?? step;
-          if (s) s.results.push({ ...r, finishReason: 'error' });
-          if (info.step) closeStep(info.step);
-        }
-        finishRun();
+    finish() {
+      if (root === undefined) ctx.empty('the stream contained no LangChain events');
+      else
+        ctx.truncated(
+          `the stream ended before run ${root} did (no ${'on_*_end'} for the root run: the runnable failed or the stream was cut)`,
+        );
+      ctx.fatal = true;
+      for (const [, info] of runs) {
+        if (!info.model || info.model.closed) continue;
+        const r = info.model.close(info.modelName);
+        const s = info.step ?? step;
+        if (s) s.results.push({ ...r, finishReason: 'error' });
+        if (info.step) closeStep(info.step);
       }
-      return out.take();
+      finishRun();
     },
-  };
+  });
 }

@@ -20,10 +20,9 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location } from '../model/events.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
-import { AiMessage, LcContext, type MessageResult, readMessage, rest, stepFinish } from './langchain.ts';
-
-type Obj = Record<string, unknown>;
+import { at, type Decoder } from './decoder.ts';
+import { isObject, type Obj, parseToolInput, rest } from './kit/index.ts';
+import { AiMessage, LcContext, type MessageResult, readMessage, stepFinish } from './langchain.ts';
 
 const MODES = new Set(['values', 'updates', 'messages', 'custom', 'debug', 'tasks', 'checkpoints', 'tools', 'events', 'messages-tuple']);
 
@@ -391,13 +390,8 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     const name = typeof payload.name === 'string' ? payload.name : 'unknown';
     const extra = rest(payload, ['event', 'toolCallId', 'name', 'input', 'output', 'data', 'error']);
     let input = payload.input as Json;
-    if (typeof input === 'string') {
-      try {
-        input = JSON.parse(input);
-      } catch {
-        // keep the text
-      }
-    }
+    // Text that is not JSON stays the input as sent.
+    if (typeof input === 'string' && input.trim() !== '') input = parseToolInput(input).input;
     if (!ctx.tools.has(id)) ctx.toolCall(id, name, (input ?? {}) as Json, false, extra);
     switch (payload.event) {
       case 'on_tool_start':
@@ -448,7 +442,7 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  return {
+  return ctx.decoder({
     push(value, where) {
       if (!out.started) out.start();
       if (Array.isArray(value)) values++;
@@ -474,39 +468,31 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         });
       }
       ctx.subagentId = undefined;
-      return out.take();
     },
-    fault(code, message, where) {
-      ctx.error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        for (const k of [...steps.keys()].sort((a, b) => b.length - a.length)) {
-          const s = steps.get(k);
-          if (!s) continue;
-          ctx.subagentId = k || undefined;
-          closeStep(s);
-        }
-        for (const k of [...subagents.keys()].reverse()) {
-          ctx.subagentId = subagents.get(k)?.parent;
-          ctx.emit({ type: 'subagent-finish', subagentId: k });
-        }
-        subagents.clear();
-        ctx.subagentId = undefined;
-        if (values === 0) {
-          ctx.error('empty', 'the stream contained no LangGraph [mode, payload] tuples', undefined, true);
-          ctx.fatal = true;
-        }
-        const e: EventInit = {
-          type: 'run-finish',
-          finishReason: ctx.fatal ? 'error' : interrupted ? 'interrupted' : (ctx.lastFinish ?? 'stop'),
-        };
-        if (!ctx.fatal && !interrupted && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
-        if (ctx.total) e.usage = ctx.total;
-        ctx.emit(e);
+    finish() {
+      for (const k of [...steps.keys()].sort((a, b) => b.length - a.length)) {
+        const s = steps.get(k);
+        if (!s) continue;
+        ctx.subagentId = k || undefined;
+        closeStep(s);
       }
-      return out.take();
+      for (const k of [...subagents.keys()].reverse()) {
+        ctx.subagentId = subagents.get(k)?.parent;
+        ctx.emit({ type: 'subagent-finish', subagentId: k });
+      }
+      subagents.clear();
+      ctx.subagentId = undefined;
+      if (values === 0) {
+        ctx.empty('the stream contained no LangGraph [mode, payload] tuples');
+        ctx.fatal = true;
+      }
+      const e: EventInit = {
+        type: 'run-finish',
+        finishReason: ctx.fatal ? 'error' : interrupted ? 'interrupted' : (ctx.lastFinish ?? 'stop'),
+      };
+      if (!ctx.fatal && !interrupted && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
+      if (ctx.total) e.usage = ctx.total;
+      ctx.emit(e);
     },
-  };
+  });
 }

@@ -18,10 +18,11 @@
  *   later PlanningStep / ActionStep does not repeat what was streamed.
  */
 import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { at, type Decoder } from './decoder.ts';
+import { isObject, Kit, parseToolInput, rest, str } from './kit/index.ts';
 
 const SOURCE = 'smolagents';
 
@@ -65,16 +66,6 @@ interface Step {
   /** Streamed tool-call index → call id. */
   deltaCalls: Map<number, string>;
   actionOutputs: Json[];
-}
-
-function rest(obj: Record<string, unknown>, known: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const k in obj) if (!known.includes(k) && obj[k] !== undefined) out[k] = obj[k] as Json;
-  return out;
-}
-
-function str(o: Record<string, unknown>, key: string): string | undefined {
-  return typeof o[key] === 'string' ? (o[key] as string) : undefined;
 }
 
 /** A smolagents TokenUsage `{input_tokens, output_tokens, total_tokens}` as canonical usage. */
@@ -134,7 +125,8 @@ function looksLikePlan(text: string): boolean {
 
 /** Creates a decoder for smolagents stream events (JSON lines). */
 export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, SOURCE);
+  const kit = new Kit(options, SOURCE);
+  const { out, error } = kit;
   const stepIds = new Set<string>();
   const doneNumbers = new Set<number>();
   let step: Step | undefined;
@@ -147,13 +139,6 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
   let maxSteps = false;
   let total: Usage | undefined;
   let seen = 0;
-
-  function error(code: string, message: string, where?: Location, fatal = false, meta?: JsonObject): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    if (meta) e.providerMetadata = { [SOURCE]: meta };
-    out.emit(e);
-  }
 
   function uniqueId(base: string): string {
     let id = base;
@@ -205,16 +190,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     for (const [id, t] of s.tools) {
       if (t.ended) continue;
       t.ended = true;
-      let input: Json = {};
-      let inputError: string | undefined;
-      if (t.args.trim() !== '') {
-        try {
-          input = JSON.parse(t.args);
-        } catch (err) {
-          input = t.args;
-          inputError = `tool input is not valid JSON: ${(err as Error).message}`;
-        }
-      }
+      const { input, inputError } = parseToolInput(t.args);
       const e: EventInit = { type: 'tool-input-end', toolCallId: id, toolName: t.name, input };
       if (inputError) e.inputError = inputError;
       out.emit(e);
@@ -368,7 +344,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     const mom = isObject(v.model_output_message) ? v.model_output_message : undefined;
     const content = textOf(mom?.content) ?? plan ?? '';
     if (!s.streamed) thinking(s, content, false);
-    const meta = rest(v, ['type', 'step_type', 'token_usage']);
+    const meta = rest(v, ['type', 'step_type', 'token_usage']) ?? {};
     meta.planning_type = type ?? (planningCount <= 1 && s.kind === 'planning' ? 'initial' : 'update');
     if (s.kind !== 'planning') meta.step_type = 'PlanningStep';
     if (s.actionOutputs.length > 0) meta.action_outputs = s.actionOutputs;
@@ -398,7 +374,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     }
     resolvePending('action');
     const s = step ?? openStep('action', number);
-    const meta = rest(v, ['type', 'step_type', 'step_number', 'tool_calls', 'token_usage', 'model_output']);
+    const meta = rest(v, ['type', 'step_type', 'step_number', 'tool_calls', 'token_usage', 'model_output']) ?? {};
     if (number !== undefined && number !== s.number) meta.step_number = number;
     if (s.kind !== 'action') meta.step_type = 'ActionStep';
     // The model output is the agent's reasoning; skip it when it was streamed already.
@@ -487,7 +463,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     const id = `${s.id}:${s.blocks++}`;
     const start: EventInit = { type: 'text-start', blockId: id };
     if (structured) {
-      const meta = rest(answer as Record<string, unknown>, ['content']);
+      const meta = rest(answer as Record<string, unknown>, ['content']) ?? {};
       meta.structured = true;
       if (fromText) meta.output = output as string;
       start.providerMetadata = { [SOURCE]: meta };
@@ -512,7 +488,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
         }
       });
     }
-    const extra = rest(v, ['type', 'step_type', 'output']);
+    const extra = rest(v, ['type', 'step_type', 'output']) ?? {};
     closeStep({ finishReason: 'stop', ...(Object.keys(extra).length > 0 ? { providerMetadata: { [SOURCE]: extra } } : {}) });
     if (lastError === 'AgentMaxStepsError') maxSteps = true;
     const finishReason: FinishReason = maxSteps ? 'length' : 'stop';
@@ -529,7 +505,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
       case 'ToolCall':
       case 'ChatMessageToolCall': {
         const s = current('action');
-        const extra = rest(v, ['type', 'step_type', 'id', 'name', 'arguments', 'function']);
+        const extra = rest(v, ['type', 'step_type', 'id', 'name', 'arguments', 'function']) ?? {};
         if (isObject(v.function)) Object.assign(extra, rest(v.function, ['name', 'arguments']));
         toolCall(s, callOf(v), where, extra);
         return;
@@ -548,62 +524,41 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
       case 'FinalAnswerStep':
         return finalAnswer(v);
       default:
-        out.emit({
-          type: 'raw',
-          source: SOURCE,
-          event: v as Json,
-          reason:
-            type === 'TaskStep' || type === 'SystemPromptStep'
-              ? `${type}: the canonical model has no event for the task or system prompt`
-              : `unknown event type ${JSON.stringify(type)}`,
-          ...(where ? { where } : {}),
-        });
+        kit.raw(
+          v,
+          type === 'TaskStep' || type === 'SystemPromptStep'
+            ? `${type}: the canonical model has no event for the task or system prompt`
+            : `unknown event type ${JSON.stringify(type)}`,
+          where,
+        );
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       seen++;
-      if (!isObject(value)) {
-        error(
-          'invalid_event',
-          `${describe(where ?? {})}: expected a smolagents event object with a "type", got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-          { ...where, expected: 'object' },
-        );
-        return out.take();
-      }
+      const v = kit.object(value, where, 'a smolagents event object with a "type"');
+      if (!v) return;
       const type =
-        typeof value.type === 'string' && (TYPES.has(value.type) || typeof value.step_type !== 'string')
-          ? value.type
-          : typeof value.step_type === 'string'
-            ? (STEP_TYPES[value.step_type] ?? value.step_type)
+        typeof v.type === 'string' && (TYPES.has(v.type) || typeof v.step_type !== 'string')
+          ? v.type
+          : typeof v.step_type === 'string'
+            ? (STEP_TYPES[v.step_type] ?? v.step_type)
             : undefined;
       if (type === undefined) {
         error('invalid_field', `${describe(at(where, 'type'))}: expected the event class name as a string`, at(where, 'type', 'string'));
-      } else handle(value, type, where);
-      return out.take();
+      } else handle(v, type, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
+    finish() {
+      resolvePending('action');
+      if (seen === 0) kit.empty('the stream contained no smolagents events');
+      else kit.truncated('the stream ended without a FinalAnswerStep');
+      if (step) closeStep({ finishReason: 'error' });
+      const e: EventInit = { type: 'run-finish', finishReason: 'error' };
+      if (total) e.usage = total;
+      out.emit(e);
     },
-    end() {
-      if (!out.finished) {
-        resolvePending('action');
-        error(
-          seen === 0 ? 'empty' : 'truncated',
-          seen === 0 ? 'the stream contained no smolagents events' : 'the stream ended without a FinalAnswerStep',
-          undefined,
-          true,
-        );
-        if (step) closeStep({ finishReason: 'error' });
-        const e: EventInit = { type: 'run-finish', finishReason: 'error' };
-        if (total) e.usage = total;
-        out.emit(e);
-      }
-      return out.take();
-    },
-  };
+  });
 }
 
 /** True when one parsed value is unmistakably a smolagents stream event. */

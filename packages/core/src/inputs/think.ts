@@ -13,12 +13,12 @@
  */
 import { describe } from '../codec/framing.ts';
 import type { Machine } from '../machine.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { CanonicalEvent, EventInit, EventOf, Json, JsonObject, Location } from '../model/events.ts';
+import type { DecoderOptions } from '../model/emitter.ts';
+import type { CanonicalEvent, EventInit, EventOf } from '../model/events.ts';
 import { BlockAssembler } from '../transforms/blocks.ts';
 import { createThinkTagExtractor, type ThinkSegment, type ThinkTagExtractor, type ThinkTagOptions } from '../transforms/think-tags.ts';
 import type { Decoder } from './decoder.ts';
-import { isObject } from './decoder.ts';
+import { isObject, Kit, kindOf, rest } from './kit/index.ts';
 import { createOpenAIChatDecoder, detectOpenAIChat } from './openai-chat.ts';
 
 export type { ThinkSegment, ThinkTagOptions } from '../transforms/think-tags.ts';
@@ -163,7 +163,8 @@ const TEXT_KEYS = ['text', 'delta', 'content'] as const;
  * block rules. A text stream has no terminal event, so its end is a normal end (`stop`).
  */
 function createTextChunkDecoder(options: ThinkDecoderOptions): Decoder {
-  const out = new Emitter(options, 'think');
+  const kit = new Kit(options, 'think');
+  const { out, error, raw } = kit;
   const blocks = new BlockAssembler(out);
   const x = createThinkTagExtractor(options);
 
@@ -179,63 +180,34 @@ function createTextChunkDecoder(options: ThinkDecoderOptions): Decoder {
     }
   }
 
-  function error(code: string, message: string, where?: Location): void {
-    const e: EventInit = { type: 'error', code, message, fatal: false };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  return {
+  return kit.decoder({
     push(value, where) {
       if (typeof value === 'string') {
         out.start();
         apply(x.push(value));
-        return out.take();
+        return;
       }
       if (!isObject(value)) {
         const loc = { ...where, expected: 'a string or an object with a string "text"' };
-        error(
+        return error(
           'invalid_event',
-          `${describe(where ?? {})}: expected a text chunk (a JSON string, or an object with a string "text", "delta" or "content"), got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+          `${describe(where ?? {})}: expected a text chunk (a JSON string, or an object with a string "text", "delta" or "content"), got ${kindOf(value)}`,
           loc,
         );
-        return out.take();
       }
       const key = TEXT_KEYS.find((k) => typeof value[k] === 'string');
-      if (key === undefined) {
-        const e: EventInit = { type: 'raw', source: 'think', event: value as Json, reason: 'no string "text", "delta" or "content"' };
-        if (where) e.where = where;
-        out.emit(e);
-        return out.take();
-      }
+      if (key === undefined) return raw(value, 'no string "text", "delta" or "content"', where);
       out.start();
       apply(x.push(value[key] as string));
-      let rest: JsonObject | undefined;
-      for (const k in value) {
-        if (k === key || value[k] === undefined) continue;
-        rest ??= {};
-        rest[k] = value[k] as Json;
-      }
-      if (rest) {
-        const e: EventInit = { type: 'raw', source: 'think', event: rest, reason: `fields of a text chunk other than "${key}"` };
-        if (where) e.where = where;
-        out.emit(e);
-      }
-      return out.take();
+      const others = rest(value, [key]);
+      if (others) raw(others, `fields of a text chunk other than "${key}"`, where);
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
+    finish() {
+      apply(x.end());
+      blocks.closeAll();
+      out.emit({ type: 'run-finish', finishReason: 'stop' });
     },
-    end() {
-      if (!out.finished) {
-        apply(x.end());
-        blocks.closeAll();
-        out.emit({ type: 'run-finish', finishReason: 'stop' });
-      }
-      return out.take();
-    },
-  };
+  });
 }
 
 /**

@@ -50,6 +50,11 @@ export class Kit {
     this.metaKey = n.metaKey ?? provider;
   }
 
+  /** Emits one event; a subclass may stamp it first (the kit's own events go through here). */
+  emit(e: EventInit): void {
+    this.out.emit(e);
+  }
+
   /**
    * Emits an `error` event (non-fatal unless `fatal`), located at `where`; `meta` goes to
    * `providerMetadata[metaKey]`, `subagentId` marks the subagent it belongs to.
@@ -59,7 +64,7 @@ export class Kit {
     if (where) e.where = where;
     if (meta) e.providerMetadata = { [this.metaKey]: meta };
     if (subagentId) e.subagentId = subagentId;
-    this.out.emit(e);
+    this.emit(e);
   };
 
   /** A field of the right input value holds the wrong thing: `<where, field>: expected <expected>`. */
@@ -82,7 +87,7 @@ export class Kit {
     const e: EventInit = { type: 'raw', source: this.source, event: event as Json, reason };
     if (where) e.where = where;
     if (subagentId) e.subagentId = subagentId;
-    this.out.emit(e);
+    this.emit(e);
   };
 
   /**
