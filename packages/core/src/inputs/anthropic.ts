@@ -9,7 +9,7 @@ import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usa
 import { addUsage } from '../model/usage.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, rest } from './kit/index.ts';
+import { isObject, Kit, num, rest, str } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'text'; id: string }
@@ -41,11 +41,10 @@ export function anthropicFinishReason(stopReason: string | null | undefined): Fi
 
 /** Converts an Anthropic usage object; `inputTokens` counts cached tokens too. */
 export function anthropicUsage(u: Record<string, unknown>): Usage {
-  const num = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : undefined);
-  const input = num('input_tokens');
-  const cacheWrite = num('cache_creation_input_tokens');
-  const cacheRead = num('cache_read_input_tokens');
-  const output = num('output_tokens');
+  const input = num(u, 'input_tokens');
+  const cacheWrite = num(u, 'cache_creation_input_tokens');
+  const cacheRead = num(u, 'cache_read_input_tokens');
+  const output = num(u, 'output_tokens');
   const usage: Usage = { raw: u as Json };
   if (input !== undefined || cacheWrite !== undefined || cacheRead !== undefined) {
     usage.inputTokens = (input ?? 0) + (cacheWrite ?? 0) + (cacheRead ?? 0);
@@ -60,31 +59,29 @@ export function anthropicUsage(u: Record<string, unknown>): Usage {
 }
 
 function citationOf(c: Record<string, unknown>): Citation {
-  const str = (k: string) => (typeof c[k] === 'string' ? (c[k] as string) : undefined);
-  const numb = (k: string) => (typeof c[k] === 'number' ? (c[k] as number) : undefined);
   const citation: Citation = { kind: 'location', raw: c as Json };
   switch (c.type) {
     case 'web_search_result_location':
       citation.kind = 'url';
-      citation.url = str('url');
-      citation.title = str('title');
+      citation.url = str(c, 'url');
+      citation.title = str(c, 'title');
       break;
     case 'search_result_location':
       citation.kind = 'url';
-      citation.url = str('source');
-      citation.title = str('title');
+      citation.url = str(c, 'source');
+      citation.title = str(c, 'title');
       break;
     case 'char_location':
     case 'page_location':
     case 'content_block_location':
       citation.kind = 'document';
-      citation.title = str('document_title');
-      citation.documentIndex = numb('document_index');
-      citation.startIndex = numb('start_char_index') ?? numb('start_page_number') ?? numb('start_block_index');
-      citation.endIndex = numb('end_char_index') ?? numb('end_page_number') ?? numb('end_block_index');
+      citation.title = str(c, 'document_title');
+      citation.documentIndex = num(c, 'document_index');
+      citation.startIndex = num(c, 'start_char_index') ?? num(c, 'start_page_number') ?? num(c, 'start_block_index');
+      citation.endIndex = num(c, 'end_char_index') ?? num(c, 'end_page_number') ?? num(c, 'end_block_index');
       break;
   }
-  const cited = str('cited_text');
+  const cited = str(c, 'cited_text');
   if (cited !== undefined) citation.citedText = cited;
   for (const k of Object.keys(citation) as (keyof Citation)[]) if (citation[k] === undefined) delete citation[k];
   return citation;

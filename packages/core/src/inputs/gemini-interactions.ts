@@ -10,7 +10,7 @@ import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usa
 import { addUsage } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
 import { charOffset } from './gemini.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, str, sub } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'output'; id: string; open: boolean; text: string }
@@ -283,7 +283,6 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
       );
     }
     const type = d.type;
-    const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : undefined);
     switch (b.kind) {
       case 'output':
         if (type === 'text' && typeof d.text === 'string') return textDelta(b, d.text);
@@ -307,15 +306,15 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
             b.json += d.arguments;
             out.emit({ type: 'tool-input-delta', toolCallId: b.toolCallId, delta: d.arguments });
           }
-          if (str('signature')) b.signature = str('signature');
+          if (str(d, 'signature')) b.signature = str(d, 'signature');
           return;
         }
         break;
       case 'builtin-call':
         if (typeof type === 'string' && BUILTIN_CALL.test(type)) {
           if (d.arguments !== undefined) b.args = d.arguments;
-          if (str('signature')) b.signature = str('signature');
-          if (str('name') && type === 'mcp_server_tool_call') b.name = str('name') as string;
+          if (str(d, 'signature')) b.signature = str(d, 'signature');
+          if (str(d, 'name') && type === 'mcp_server_tool_call') b.name = str(d, 'name') as string;
           return;
         }
         break;
@@ -323,8 +322,8 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
         if (typeof type === 'string' && BUILTIN_RESULT.test(type)) {
           if (d.result !== undefined) b.result = d.result;
           if (typeof d.is_error === 'boolean') b.isError = d.is_error;
-          if (str('call_id')) b.callId = str('call_id') as string;
-          if (str('signature')) b.signature = str('signature');
+          if (str(d, 'call_id')) b.callId = str(d, 'call_id') as string;
+          if (str(d, 'signature')) b.signature = str(d, 'signature');
           return;
         }
         break;

@@ -623,13 +623,12 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     const title = str(a, 'title');
     const fileId = str(a, 'file_id');
     const filename = str(a, 'filename');
-    const num = (k: string) => (typeof a[k] === 'number' ? (a[k] as number) : undefined);
     const sourceId = `${part.blockId}:a${index}`;
     if (t === 'url_citation' && url !== undefined) {
       const c: Citation = { kind: 'url', url, raw: a as Json };
       if (title !== undefined) c.title = title;
-      if (num('start_index') !== undefined) c.startIndex = num('start_index');
-      if (num('end_index') !== undefined) c.endIndex = num('end_index');
+      if (num(a, 'start_index') !== undefined) c.startIndex = num(a, 'start_index');
+      if (num(a, 'end_index') !== undefined) c.endIndex = num(a, 'end_index');
       out.emit({ type: 'citation', blockId: part.blockId, citation: c });
       emitSource(`url:${url}`, { type: 'source', sourceId, kind: 'url', url, ...(title !== undefined ? { title } : {}) });
       return;
@@ -638,8 +637,8 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
       const name = filename ?? fileId ?? 'file';
       if (t !== 'file_path') {
         const c: Citation = { kind: 'document', title: name, raw: a as Json };
-        if (num('start_index') !== undefined) c.startIndex = num('start_index');
-        if (num('end_index') !== undefined) c.endIndex = num('end_index');
+        if (num(a, 'start_index') !== undefined) c.startIndex = num(a, 'start_index');
+        if (num(a, 'end_index') !== undefined) c.endIndex = num(a, 'end_index');
         out.emit({ type: 'citation', blockId: part.blockId, citation: c });
       }
       const meta: JsonObject = { type: t };
