@@ -157,116 +157,14 @@ function pushTo(record: Record<string, Json[]>, key: string, ...values: Json[]):
   else record[key] = values;
 }
 
-/** Creates an OpenAI Chat Completions stream decoder (framework `openai-chat`). */
-export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
-  const kit = new Kit(options, { source: FRAMEWORK, provider: PROVIDER });
-  const { out, error, raw, mismatch: invalid } = kit;
-  const choices = new Map<number, ChoiceState>();
+/**
+ * The tool calls of one decoder: fragments (`tool_calls[i]`, the legacy `function_call`) assembled
+ * into tool-input events, ids made unique across the run.
+ */
+function chatToolCalls(kit: Kit, closeOpen: (c: ChoiceState) => void) {
+  const { out, error, mismatch: invalid } = kit;
   const usedToolIds = new Set<string>();
-  /** Fields of leading chunks without an id and without content (Azure's prompt_filter_results). */
-  let prelude: JsonObject = {};
-  let step: StepState | undefined;
-  let blockCount = 0;
   let toolCount = 0;
-  let sourceCount = 0;
-  let fatal = false;
-  let sawChunk = false;
-
-  // --- steps -----------------------------------------------------------------------------------
-
-  function openStep(chunk: Record<string, unknown>): StepState {
-    const id = typeof chunk.id === 'string' && chunk.id ? chunk.id : 'step_1';
-    const model = typeof chunk.model === 'string' && chunk.model ? chunk.model : undefined;
-    if (!out.started) out.start({ messageId: id, ...(model ? { model } : {}) });
-    const s: StepState = { id, last: new Map(), changed: {}, history: {} };
-    const meta: JsonObject = { ...prelude };
-    prelude = {};
-    for (const k in chunk) {
-      const v = chunk[k];
-      if (CHUNK_MAPPED.has(k) || v === undefined) continue;
-      s.last.set(k, JSON.stringify(v));
-      if (k === 'id' || (k === 'model' && model) || (k === 'object' && v === 'chat.completion.chunk')) continue;
-      meta[k] = v as Json;
-    }
-    step = s;
-    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
-    if (model) e.model = model;
-    if (Object.keys(meta).length > 0) e.providerMetadata = { [PROVIDER]: meta };
-    out.emit(e);
-    return s;
-  }
-
-  /** Records the chunk-level fields of a later chunk: changes and new fields go to step-finish. */
-  function trackChunk(s: StepState, chunk: Record<string, unknown>): void {
-    for (const k in chunk) {
-      const v = chunk[k];
-      if (CHUNK_MAPPED.has(k) || v === undefined) continue;
-      const text = JSON.stringify(v);
-      if (s.last.get(k) === text) continue;
-      s.last.set(k, text);
-      s.changed[k] = v as Json;
-      pushTo(s.history, k, v as Json);
-    }
-  }
-
-  // --- choices and blocks ----------------------------------------------------------------------
-
-  function choiceOf(index: number): ChoiceState {
-    let c = choices.get(index);
-    if (!c) {
-      c = { index, tools: new Map(), order: [], refusal: false, reasoningDetails: [], extras: {}, lastExtra: new Map() };
-      choices.set(index, c);
-    }
-    return c;
-  }
-
-  /** providerMetadata that marks the blocks of a choice other than 0. */
-  function choiceMeta(c: ChoiceState): ProviderMetadata | undefined {
-    return c.index === 0 ? undefined : { [PROVIDER]: { choiceIndex: c.index } };
-  }
-
-  function blockMeta(c: ChoiceState, kind: 'text' | 'refusal' | 'reasoning'): ProviderMetadata | undefined {
-    return mergeProviderMetadata(choiceMeta(c), kind === 'refusal' ? { [PROVIDER]: { refusal: true } } : undefined);
-  }
-
-  function closeOpen(c: ChoiceState): void {
-    const b = c.open;
-    if (!b) return;
-    c.open = undefined;
-    if (b.kind === 'reasoning') {
-      const e: EventInit = { type: 'reasoning-end', blockId: b.id };
-      let pm = choiceMeta(c);
-      if (c.reasoningDetails.length > 0) {
-        pm = mergeProviderMetadata(pm, { openrouter: { reasoning_details: c.reasoningDetails } });
-        c.reasoningDetails = [];
-      }
-      if (pm) e.providerMetadata = pm;
-      out.emit(e);
-    } else {
-      const e: EventInit = { type: 'text-end', blockId: b.id };
-      const pm = blockMeta(c, b.kind);
-      if (pm) e.providerMetadata = pm;
-      out.emit(e);
-    }
-  }
-
-  function append(s: StepState, c: ChoiceState, kind: 'text' | 'refusal' | 'reasoning', delta: string): void {
-    if (!delta) return;
-    if (c.open?.kind !== kind) {
-      closeOpen(c);
-      const id = `${s.id}:${blockCount++}`;
-      c.open = { kind, id };
-      const pm = blockMeta(c, kind);
-      if (kind === 'reasoning')
-        out.emit({ type: 'reasoning-start', blockId: id, variant: 'thinking', ...(pm ? { providerMetadata: pm } : {}) });
-      else out.emit({ type: 'text-start', blockId: id, ...(pm ? { providerMetadata: pm } : {}) });
-    }
-    if (kind === 'refusal') c.refusal = true;
-    if (kind === 'reasoning') out.emit({ type: 'reasoning-delta', blockId: c.open.id, delta });
-    else out.emit({ type: 'text-delta', blockId: c.open.id, delta });
-  }
-
-  // --- tool calls ------------------------------------------------------------------------------
 
   function uniqueToolId(wireId: string | undefined, s: StepState): string {
     toolCount++;
@@ -392,6 +290,118 @@ export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
     }
     if (typeof fc.arguments === 'string') toolDelta(t, fc.arguments);
   }
+
+  return { toolFragment, legacyFunctionCall, endTool };
+}
+
+/** Creates an OpenAI Chat Completions stream decoder (framework `openai-chat`). */
+export function createOpenAIChatDecoder(options: DecoderOptions = {}): Decoder {
+  const kit = new Kit(options, { source: FRAMEWORK, provider: PROVIDER });
+  const { out, error, raw, mismatch: invalid } = kit;
+  const choices = new Map<number, ChoiceState>();
+  /** Fields of leading chunks without an id and without content (Azure's prompt_filter_results). */
+  let prelude: JsonObject = {};
+  let step: StepState | undefined;
+  let blockCount = 0;
+  let sourceCount = 0;
+  let fatal = false;
+  let sawChunk = false;
+
+  // --- steps -----------------------------------------------------------------------------------
+
+  function openStep(chunk: Record<string, unknown>): StepState {
+    const id = typeof chunk.id === 'string' && chunk.id ? chunk.id : 'step_1';
+    const model = typeof chunk.model === 'string' && chunk.model ? chunk.model : undefined;
+    if (!out.started) out.start({ messageId: id, ...(model ? { model } : {}) });
+    const s: StepState = { id, last: new Map(), changed: {}, history: {} };
+    const meta: JsonObject = { ...prelude };
+    prelude = {};
+    for (const k in chunk) {
+      const v = chunk[k];
+      if (CHUNK_MAPPED.has(k) || v === undefined) continue;
+      s.last.set(k, JSON.stringify(v));
+      if (k === 'id' || (k === 'model' && model) || (k === 'object' && v === 'chat.completion.chunk')) continue;
+      meta[k] = v as Json;
+    }
+    step = s;
+    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
+    if (model) e.model = model;
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [PROVIDER]: meta };
+    out.emit(e);
+    return s;
+  }
+
+  /** Records the chunk-level fields of a later chunk: changes and new fields go to step-finish. */
+  function trackChunk(s: StepState, chunk: Record<string, unknown>): void {
+    for (const k in chunk) {
+      const v = chunk[k];
+      if (CHUNK_MAPPED.has(k) || v === undefined) continue;
+      const text = JSON.stringify(v);
+      if (s.last.get(k) === text) continue;
+      s.last.set(k, text);
+      s.changed[k] = v as Json;
+      pushTo(s.history, k, v as Json);
+    }
+  }
+
+  // --- choices and blocks ----------------------------------------------------------------------
+
+  function choiceOf(index: number): ChoiceState {
+    let c = choices.get(index);
+    if (!c) {
+      c = { index, tools: new Map(), order: [], refusal: false, reasoningDetails: [], extras: {}, lastExtra: new Map() };
+      choices.set(index, c);
+    }
+    return c;
+  }
+
+  /** providerMetadata that marks the blocks of a choice other than 0. */
+  function choiceMeta(c: ChoiceState): ProviderMetadata | undefined {
+    return c.index === 0 ? undefined : { [PROVIDER]: { choiceIndex: c.index } };
+  }
+
+  function blockMeta(c: ChoiceState, kind: 'text' | 'refusal' | 'reasoning'): ProviderMetadata | undefined {
+    return mergeProviderMetadata(choiceMeta(c), kind === 'refusal' ? { [PROVIDER]: { refusal: true } } : undefined);
+  }
+
+  function closeOpen(c: ChoiceState): void {
+    const b = c.open;
+    if (!b) return;
+    c.open = undefined;
+    if (b.kind === 'reasoning') {
+      const e: EventInit = { type: 'reasoning-end', blockId: b.id };
+      let pm = choiceMeta(c);
+      if (c.reasoningDetails.length > 0) {
+        pm = mergeProviderMetadata(pm, { openrouter: { reasoning_details: c.reasoningDetails } });
+        c.reasoningDetails = [];
+      }
+      if (pm) e.providerMetadata = pm;
+      out.emit(e);
+    } else {
+      const e: EventInit = { type: 'text-end', blockId: b.id };
+      const pm = blockMeta(c, b.kind);
+      if (pm) e.providerMetadata = pm;
+      out.emit(e);
+    }
+  }
+
+  function append(s: StepState, c: ChoiceState, kind: 'text' | 'refusal' | 'reasoning', delta: string): void {
+    if (!delta) return;
+    if (c.open?.kind !== kind) {
+      closeOpen(c);
+      const id = `${s.id}:${blockCount++}`;
+      c.open = { kind, id };
+      const pm = blockMeta(c, kind);
+      if (kind === 'reasoning')
+        out.emit({ type: 'reasoning-start', blockId: id, variant: 'thinking', ...(pm ? { providerMetadata: pm } : {}) });
+      else out.emit({ type: 'text-start', blockId: id, ...(pm ? { providerMetadata: pm } : {}) });
+    }
+    if (kind === 'refusal') c.refusal = true;
+    if (kind === 'reasoning') out.emit({ type: 'reasoning-delta', blockId: c.open.id, delta });
+    else out.emit({ type: 'text-delta', blockId: c.open.id, delta });
+  }
+
+  const { toolFragment, legacyFunctionCall, endTool } = chatToolCalls(kit, closeOpen);
 
   function annotations(c: ChoiceState, list: unknown, base: string, where?: Location): void {
     if (!Array.isArray(list)) return invalid(where, `${base}.annotations`, 'an array', list);

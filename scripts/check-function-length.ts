@@ -1,0 +1,128 @@
+/**
+ * `node scripts/check-function-length.ts`: no function or class body over 400 lines in
+ * `packages/*\/src` or `apps/web/src` (the house rule "no function over ~400 lines"). Counts the lines
+ * a function, method, arrow function or class spans, nested ones included in their parent (so a
+ * factory that holds its whole decoder in closures counts as one). Exits 1 and lists what is over,
+ * unless it is on the allow-list below.
+ *
+ * Run from `test/structure.test.ts` in `npm test`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+export const MAX_LINES = 400;
+
+/**
+ * Known long functions, `path:name` → why they are allowed for now. Each is owned by a piece of work
+ * that splits it; empty this list as they land, never add to it to get a change through.
+ */
+export const ALLOWED: Readonly<Record<string, string>> = {
+  // Protocol readers and encoders: being moved into protocols/<name>/ and split (the AG-UI reader as
+  // a table-driven span tracker) by the protocol-folders work (issue 12, item 3).
+  'packages/core/src/inputs/ag-ui.ts:createAgUiDecoder': 'protocol reader, split with the protocol folders',
+  'packages/core/src/inputs/ag-ui.ts:apply': 'protocol reader, split with the protocol folders',
+  'packages/core/src/inputs/ai-sdk.ts:createAiSdkDecoder': 'protocol reader, split with the protocol folders',
+  'packages/core/src/inputs/ws.ts:createWsDecoder': 'protocol reader, split with the protocol folders',
+  'packages/core/src/outputs/ag-ui.ts:createAgUiEncoder': 'protocol encoder, split with the protocol folders',
+  'packages/core/src/outputs/dsagent.ts:createDsAgentEncoder': 'protocol encoder, split with the protocol folders',
+  // The store and the client: split by the store / client work (issue 12, item 4).
+  'packages/store/src/projection.ts:Projector': 'store projection, split by responsibility in the store work',
+  'packages/store/src/store.ts:BaseStore': 'store, split in the store work',
+  'packages/client/src/accumulator.ts:createMessageAccumulator': 'client, rebuilt on the core reducers in the client work',
+  'packages/client/src/ag-ui-reducer.ts:createAgUiReducer': 'client, moves into the core as the one AG-UI reducer',
+  // The server's process runner: the server-layering work (issue 12, item 6).
+  'packages/server/src/runner/process.ts:ProcessRun': 'server runner, split in the server-layering work',
+};
+
+/** One function or class over the limit. */
+export interface LongFunction {
+  file: string;
+  name: string;
+  lines: number;
+  line: number;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|tsx)$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** The folders checked: every package's `src` and the web app's. */
+export function roots(root = ROOT): string[] {
+  const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(root, 'packages', e.name, 'src'));
+  return [...packages, join(root, 'apps/web/src')];
+}
+
+function nameOf(node: ts.Node, sf: ts.SourceFile): string {
+  const named = node as ts.Node & { name?: ts.Node };
+  if (named.name && (ts.isIdentifier(named.name) || ts.isStringLiteral(named.name) || ts.isPrivateIdentifier(named.name)))
+    return named.name.text;
+  const parent = node.parent;
+  if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
+  if (parent && ts.isPropertyAssignment(parent) && (ts.isIdentifier(parent.name) || ts.isStringLiteral(parent.name))) return parent.name.text;
+  if (parent && ts.isPropertyDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
+  return `<anonymous at line ${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}>`;
+}
+
+/** Functions and classes in one file longer than `max` lines. */
+export function longFunctions(path: string, max = MAX_LINES, root = ROOT): LongFunction[] {
+  const text = readFileSync(path, 'utf8');
+  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found: LongFunction[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isFunctionDeclaration(node) ||
+      ts.isFunctionExpression(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isConstructorDeclaration(node) ||
+      ts.isGetAccessor(node) ||
+      ts.isSetAccessor(node) ||
+      ts.isClassDeclaration(node) ||
+      ts.isClassExpression(node)
+    ) {
+      const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+      const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const lines = end - start + 1;
+      if (lines > max) found.push({ file: relative(root, path), name: nameOf(node, sf), lines, line: start + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** Everything over the limit in the checked folders, allowed or not. */
+export function checkFunctionLength(root = ROOT, max = MAX_LINES): { over: LongFunction[]; allowed: LongFunction[]; stale: string[] } {
+  const all = roots(root).flatMap((dir) => sourceFiles(dir).flatMap((f) => longFunctions(f, max, root)));
+  const key = (f: LongFunction) => `${f.file}:${f.name}`;
+  const over = all.filter((f) => !Object.hasOwn(ALLOWED, key(f)));
+  const allowed = all.filter((f) => Object.hasOwn(ALLOWED, key(f)));
+  const stale = Object.keys(ALLOWED).filter((k) => !all.some((f) => key(f) === k));
+  return { over, allowed, stale };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { over, allowed, stale } = checkFunctionLength();
+  for (const f of allowed) console.log(`allowed: ${f.file}:${f.line} ${f.name} (${f.lines} lines): ${ALLOWED[`${f.file}:${f.name}`]}`);
+  for (const k of stale) console.log(`stale allow-list entry (no longer over ${MAX_LINES} lines): ${k}`);
+  for (const f of over) console.error(`${f.file}:${f.line} ${f.name} is ${f.lines} lines (max ${MAX_LINES})`);
+  process.exitCode = over.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,29 @@
+/**
+ * The code's shape, checked: no function or class body over 400 lines in `packages/*\/src` and
+ * `apps/web/src` (scripts/check-function-length.ts), no import cycle in `packages/*\/src` and no
+ * relative import from `apps/web/src` into `packages/` (scripts/check-import-cycles.ts). Each script
+ * has a commented allow-list of what other work is still splitting; an entry that no longer applies
+ * fails here too, so the lists only shrink.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ALLOWED, checkFunctionLength, MAX_LINES } from '../scripts/check-function-length.ts';
+import { checkImports } from '../scripts/check-import-cycles.ts';
+
+test(`no function or class body over ${MAX_LINES} lines (outside the commented allow-list)`, () => {
+  const { over, stale } = checkFunctionLength();
+  assert.deepEqual(
+    over.map((f) => `${f.file}:${f.line} ${f.name} is ${f.lines} lines`),
+    [],
+    'split these along their seams (see docs/writing-a-decoder.md for the decoders)',
+  );
+  assert.deepEqual(stale, [], `these allow-list entries are no longer over ${MAX_LINES} lines: remove them from ALLOWED`);
+  assert.ok(Object.keys(ALLOWED).length < 20, 'the allow-list only shrinks');
+});
+
+test('no import cycle in packages/*/src; apps/web/src imports the packages by name', () => {
+  const r = checkImports();
+  assert.deepEqual(r.cycles, [], 'import cycles');
+  assert.deepEqual(r.stale, [], 'allow-listed cycles that are gone: remove them from ALLOWED_CYCLES');
+  assert.deepEqual(r.webIntoPackages, [], 'relative imports from apps/web into packages/');
+});
