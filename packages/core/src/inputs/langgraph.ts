@@ -53,28 +53,22 @@ function pointer(key: string): string {
   return `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
-/** Creates a decoder for LangGraph `graph.stream(..., { streamMode: [...] })` tuples. */
-export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
-  const ctx = new LcContext(options, 'langgraph');
-  const out = ctx.out;
-  /** Open step per namespace. */
-  const steps = new Map<string, Step>();
-  /** Ids of messages already shown (streamed, emitted whole, or part of the input state). */
-  const seen = new Set<string>();
-  const baseline = new Set<string>();
-  /** Tool calls of AI messages in the input state (a resumed run): shown when their output arrives. */
-  const baselineCalls = new Map<string, { name: string; args: Json }>();
-  const taskOf = new WeakMap<AiMessage, string>();
-  let values = 0;
-  const subagents = new Map<string, { parent?: string; node: string }>();
-  const interrupts = new Set<string>();
-  let interrupted = false;
-  let stepCount = 0;
+function nsKey(ns: string[]): string {
+  return ns.join('|');
+}
 
-  function nsKey(ns: string[]): string {
-    return ns.join('|');
-  }
+function metaOf(meta: unknown): Obj {
+  return isObject(meta) ? meta : {};
+}
 
+function stepKey(ns: string, meta: Obj): { key: string; node: string; number?: number } {
+  const node = typeof meta.langgraph_node === 'string' ? meta.langgraph_node : 'model';
+  const number = typeof meta.langgraph_step === 'number' ? meta.langgraph_step : undefined;
+  return { key: number !== undefined ? `${ns}#${number}` : `${ns}#${node}`, node, ...(number !== undefined ? { number } : {}) };
+}
+
+/** A subgraph namespace is a subagent: entering one starts it (and its parents), the parent's update ends it. */
+function subgraphs(ctx: LcContext, subagents: Map<string, { parent?: string; node: string }>, closeNamespace: (ns: string) => void) {
   function enterNamespace(ns: string[]): void {
     const key = nsKey(ns);
     for (let i = 1; i <= ns.length; i++) {
@@ -107,6 +101,29 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     }
     ctx.subagentId = prev;
   }
+
+  return { enterNamespace, finishSubagents };
+}
+
+/** Creates a decoder for LangGraph `graph.stream(..., { streamMode: [...] })` tuples. */
+export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
+  const ctx = new LcContext(options, 'langgraph');
+  const out = ctx.out;
+  /** Open step per namespace. */
+  const steps = new Map<string, Step>();
+  /** Ids of messages already shown (streamed, emitted whole, or part of the input state). */
+  const seen = new Set<string>();
+  const baseline = new Set<string>();
+  /** Tool calls of AI messages in the input state (a resumed run): shown when their output arrives. */
+  const baselineCalls = new Map<string, { name: string; args: Json }>();
+  const taskOf = new WeakMap<AiMessage, string>();
+  let values = 0;
+  const subagents = new Map<string, { parent?: string; node: string }>();
+  const interrupts = new Set<string>();
+  let interrupted = false;
+  let stepCount = 0;
+
+  const { enterNamespace, finishSubagents } = subgraphs(ctx, subagents, closeNamespace);
 
   function closeNamespace(ns: string): void {
     const s = steps.get(ns);
@@ -151,16 +168,6 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     const r = m.close(s.model, end);
     s.results.push(r);
     ctx.modelFinished(r);
-  }
-
-  function metaOf(meta: unknown): Obj {
-    return isObject(meta) ? meta : {};
-  }
-
-  function stepKey(ns: string, meta: Obj): { key: string; node: string; number?: number } {
-    const node = typeof meta.langgraph_node === 'string' ? meta.langgraph_node : 'model';
-    const number = typeof meta.langgraph_step === 'number' ? meta.langgraph_step : undefined;
-    return { key: number !== undefined ? `${ns}#${number}` : `${ns}#${node}`, node, ...(number !== undefined ? { number } : {}) };
   }
 
   /** An AI message chunk (or whole AI message) from `messages` mode. */

@@ -17,7 +17,7 @@
  * the tools it called belong to it (as in the AI SDK's multi-step runs). The stream has no final
  * event: it ends when the run ends (or pauses for approvals).
  */
-import type { DecoderOptions } from '../model/emitter.ts';
+import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
@@ -72,6 +72,58 @@ interface NormalizedStep {
   text?: { blockId: string; text: string };
   calls: number;
   rawFinish?: string;
+}
+
+/** The text (or refusal) parts of a message item's content. */
+function textOf(content: unknown): { text: string; refusal: boolean }[] {
+  if (!Array.isArray(content)) return typeof content === 'string' ? [{ text: content, refusal: false }] : [];
+  const parts: { text: string; refusal: boolean }[] = [];
+  for (const c of content) {
+    if (!isObject(c)) continue;
+    if (typeof c.text === 'string') parts.push({ text: c.text, refusal: false });
+    else if (typeof c.refusal === 'string') parts.push({ text: c.refusal, refusal: true });
+  }
+  return parts;
+}
+
+/** Message and reasoning items the model stream did not show, as whole blocks; closing a streamed text block. */
+function itemBlocks(out: Emitter, nextBlock: () => number) {
+  function closeText(s: NormalizedStep): void {
+    if (!s.text) return;
+    out.emit({ type: 'text-end', blockId: s.text.blockId });
+    s.text = undefined;
+  }
+
+  function message(item: Obj): void {
+    const id = str(item, 'id');
+    for (const part of textOf(item.content)) {
+      const blockId = `${id ?? 'message'}:${nextBlock()}`;
+      const meta: JsonObject = {};
+      if (id) meta.itemId = id;
+      if (typeof item.phase === 'string') meta.phase = item.phase;
+      if (part.refusal) meta.refusal = true;
+      out.emit({ type: 'text-start', blockId, ...(Object.keys(meta).length > 0 ? { providerMetadata: { openai: meta } } : {}) });
+      if (part.text) out.emit({ type: 'text-delta', blockId, delta: part.text });
+      out.emit({ type: 'text-end', blockId });
+    }
+  }
+
+  function reasoning(item: Obj): void {
+    const id = str(item, 'id');
+    const pd = isObject(item.providerData) ? item.providerData : {};
+    const parts = [...textOf(item.content), ...textOf(item.rawContent)];
+    if (parts.length === 0) parts.push({ text: '', refusal: false });
+    const meta: JsonObject = { reasoningEncryptedContent: (pd.encrypted_content ?? null) as Json };
+    if (id) meta.itemId = id;
+    for (const part of parts) {
+      const blockId = `${id ?? 'reasoning'}:${nextBlock()}`;
+      out.emit({ type: 'reasoning-start', blockId, variant: 'thinking', providerMetadata: { openai: meta } });
+      if (part.text) out.emit({ type: 'reasoning-delta', blockId, delta: part.text });
+      out.emit({ type: 'reasoning-end', blockId, providerMetadata: { openai: meta } });
+    }
+  }
+
+  return { message, reasoning, closeText };
 }
 
 /** Creates a decoder for OpenAI Agents SDK JS run stream events. */
@@ -162,12 +214,6 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
     return nstep;
   }
 
-  function closeText(s: NormalizedStep): void {
-    if (!s.text) return;
-    out.emit({ type: 'text-end', blockId: s.text.blockId });
-    s.text = undefined;
-  }
-
   function closeNormalized(response: Obj | undefined, reason?: FinishReason): void {
     const s = nstep;
     if (!s) return;
@@ -190,45 +236,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
   // Items (from response_done output of normalized models, or run items not seen in the model stream)
   // ---------------------------------------------------------------------------------------------
 
-  function textOf(content: unknown): { text: string; refusal: boolean }[] {
-    if (!Array.isArray(content)) return typeof content === 'string' ? [{ text: content, refusal: false }] : [];
-    const parts: { text: string; refusal: boolean }[] = [];
-    for (const c of content) {
-      if (!isObject(c)) continue;
-      if (typeof c.text === 'string') parts.push({ text: c.text, refusal: false });
-      else if (typeof c.refusal === 'string') parts.push({ text: c.refusal, refusal: true });
-    }
-    return parts;
-  }
-
-  function message(item: Obj): void {
-    const id = str(item, 'id');
-    for (const part of textOf(item.content)) {
-      const blockId = `${id ?? 'message'}:${++blockCount}`;
-      const meta: JsonObject = {};
-      if (id) meta.itemId = id;
-      if (typeof item.phase === 'string') meta.phase = item.phase;
-      if (part.refusal) meta.refusal = true;
-      out.emit({ type: 'text-start', blockId, ...(Object.keys(meta).length > 0 ? { providerMetadata: { openai: meta } } : {}) });
-      if (part.text) out.emit({ type: 'text-delta', blockId, delta: part.text });
-      out.emit({ type: 'text-end', blockId });
-    }
-  }
-
-  function reasoning(item: Obj): void {
-    const id = str(item, 'id');
-    const pd = isObject(item.providerData) ? item.providerData : {};
-    const parts = [...textOf(item.content), ...textOf(item.rawContent)];
-    if (parts.length === 0) parts.push({ text: '', refusal: false });
-    const meta: JsonObject = { reasoningEncryptedContent: (pd.encrypted_content ?? null) as Json };
-    if (id) meta.itemId = id;
-    for (const part of parts) {
-      const blockId = `${id ?? 'reasoning'}:${++blockCount}`;
-      out.emit({ type: 'reasoning-start', blockId, variant: 'thinking', providerMetadata: { openai: meta } });
-      if (part.text) out.emit({ type: 'reasoning-delta', blockId, delta: part.text });
-      out.emit({ type: 'reasoning-end', blockId, providerMetadata: { openai: meta } });
-    }
-  }
+  const { message, reasoning, closeText } = itemBlocks(out, () => ++blockCount);
 
   /** A tool call (function, hosted, shell, …) that the model stream did not show. */
   function toolCall(item: Obj): string | undefined {

@@ -123,6 +123,72 @@ function looksLikePlan(text: string): boolean {
   return /^\s*(#{1,6}\s*)?(\d+\.\s*)?(updated\s+)?(facts\s+survey|facts\s+(given|that)|plan\b)/i.test(text);
 }
 
+/** What happens inside one step: its thinking block and its tool calls (state in the step itself). */
+function stepBlocks(kit: Kit) {
+  const { out, error } = kit;
+
+  function closeThinking(s: Step): void {
+    if (s.thinking === undefined) return;
+    out.emit({ type: 'reasoning-end', blockId: s.thinking });
+    s.thinking = undefined;
+  }
+
+  function thinking(s: Step, text: string, streamed: boolean): void {
+    if (!text) return;
+    if (s.thinking === undefined) {
+      s.thinking = `${s.id}:${s.blocks++}`;
+      out.emit({ type: 'reasoning-start', blockId: s.thinking, variant: 'thinking' });
+    }
+    out.emit({ type: 'reasoning-delta', blockId: s.thinking, delta: text });
+    if (streamed) s.streamed += text;
+  }
+
+  /** Ends streamed tool inputs that no ToolCall completed (their JSON text parsed here). */
+  function endStreamedCalls(s: Step): void {
+    for (const [id, t] of s.tools) {
+      if (t.ended) continue;
+      t.ended = true;
+      const { input, inputError } = parseToolInput(t.args);
+      const e: EventInit = { type: 'tool-input-end', toolCallId: id, toolName: t.name, input };
+      if (inputError) e.inputError = inputError;
+      out.emit(e);
+    }
+  }
+
+  function toolCall(s: Step, call: { id?: string; name?: string; arguments: unknown }, where?: Location, meta?: JsonObject): string {
+    closeThinking(s);
+    const name = call.name ?? 'unknown';
+    let id = call.id;
+    if (id === undefined || !s.tools.has(id)) {
+      // A streamed call whose delta carried no id (or another one): the first unfinished streamed call.
+      for (const [k, t] of s.tools) {
+        if (!t.ended && t.index !== undefined && (id === undefined || t.name === name)) {
+          id = k;
+          break;
+        }
+      }
+    }
+    if (id === undefined) {
+      id = `${s.id}:call${s.tools.size}`;
+      error('missing_field', `${describe(at(where, 'id'))}: expected a tool call id`, at(where, 'id', 'string'));
+    }
+    let t = s.tools.get(id);
+    if (t?.ended) return id;
+    if (!t) {
+      t = { name, args: '', ended: false, answered: false };
+      s.tools.set(id, t);
+      out.emit({ type: 'tool-input-start', toolCallId: id, toolName: name });
+    }
+    t.ended = true;
+    const e: EventInit = { type: 'tool-input-end', toolCallId: id, toolName: name, input: toolInput(name, call.arguments) };
+    if (meta && Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+    return id;
+  }
+
+  return { closeThinking, thinking, endStreamedCalls, toolCall };
+}
+
 /** Creates a decoder for smolagents stream events (JSON lines). */
 export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
   const kit = new Kit(options, SOURCE);
@@ -169,33 +235,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     return step;
   }
 
-  function closeThinking(s: Step): void {
-    if (s.thinking === undefined) return;
-    out.emit({ type: 'reasoning-end', blockId: s.thinking });
-    s.thinking = undefined;
-  }
-
-  function thinking(s: Step, text: string, streamed: boolean): void {
-    if (!text) return;
-    if (s.thinking === undefined) {
-      s.thinking = `${s.id}:${s.blocks++}`;
-      out.emit({ type: 'reasoning-start', blockId: s.thinking, variant: 'thinking' });
-    }
-    out.emit({ type: 'reasoning-delta', blockId: s.thinking, delta: text });
-    if (streamed) s.streamed += text;
-  }
-
-  /** Ends streamed tool inputs that no ToolCall completed (their JSON text parsed here). */
-  function endStreamedCalls(s: Step): void {
-    for (const [id, t] of s.tools) {
-      if (t.ended) continue;
-      t.ended = true;
-      const { input, inputError } = parseToolInput(t.args);
-      const e: EventInit = { type: 'tool-input-end', toolCallId: id, toolName: t.name, input };
-      if (inputError) e.inputError = inputError;
-      out.emit(e);
-    }
-  }
+  const { closeThinking, thinking, endStreamedCalls, toolCall } = stepBlocks(kit);
 
   function closeStep(init: Partial<EventInit & { type: 'step-finish' }> = {}): void {
     const s = step;
@@ -281,37 +321,6 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
   }
 
   /** Starts (if new) and completes a tool call. */
-  function toolCall(s: Step, call: { id?: string; name?: string; arguments: unknown }, where?: Location, meta?: JsonObject): string {
-    closeThinking(s);
-    const name = call.name ?? 'unknown';
-    let id = call.id;
-    if (id === undefined || !s.tools.has(id)) {
-      // A streamed call whose delta carried no id (or another one): the first unfinished streamed call.
-      for (const [k, t] of s.tools) {
-        if (!t.ended && t.index !== undefined && (id === undefined || t.name === name)) {
-          id = k;
-          break;
-        }
-      }
-    }
-    if (id === undefined) {
-      id = `${s.id}:call${s.tools.size}`;
-      error('missing_field', `${describe(at(where, 'id'))}: expected a tool call id`, at(where, 'id', 'string'));
-    }
-    let t = s.tools.get(id);
-    if (t?.ended) return id;
-    if (!t) {
-      t = { name, args: '', ended: false, answered: false };
-      s.tools.set(id, t);
-      out.emit({ type: 'tool-input-start', toolCallId: id, toolName: name });
-    }
-    t.ended = true;
-    const e: EventInit = { type: 'tool-input-end', toolCallId: id, toolName: name, input: toolInput(name, call.arguments) };
-    if (meta && Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
-    out.emit(e);
-    return id;
-  }
-
   function toolOutput(v: Record<string, unknown>, where?: Location): void {
     const s = current('action');
     const call = isObject(v.tool_call) ? callOf(v.tool_call) : { id: str(v, 'id'), arguments: undefined };
