@@ -5,7 +5,7 @@
  * one canonical step; a body with several interactions is one run with several steps.
  */
 import { describe } from '../codec/framing.ts';
-import type { DecoderOptions } from '../model/emitter.ts';
+import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
@@ -76,6 +76,66 @@ const EVENT_TYPES = /^(interaction|step)\./;
 export function detectGeminiInteractions(value: unknown): boolean {
   if (!isObject(value) || 'type' in value || typeof value.event_type !== 'string') return false;
   return EVENT_TYPES.test(value.event_type) || (value.event_type === 'error' && isObject(value.error));
+}
+
+/** Output text (with its annotations as citations) and files of an interaction. */
+function outputBlocks(out: Emitter) {
+  const google = (meta: JsonObject) => ({ google: meta });
+
+  function openText(b: Extract<BlockState, { kind: 'output' }>): void {
+    if (b.open) return;
+    b.open = true;
+    out.emit({ type: 'text-start', blockId: b.id });
+  }
+
+  function textDelta(b: Extract<BlockState, { kind: 'output' }>, text: string): void {
+    openText(b);
+    if (!text) return;
+    b.text += text;
+    out.emit({ type: 'text-delta', blockId: b.id, delta: text });
+  }
+
+  function annotations(b: Extract<BlockState, { kind: 'output' }>, list: unknown[]): void {
+    openText(b);
+    for (const a of list) {
+      if (!isObject(a)) continue;
+      const str = (k: string) => (typeof a[k] === 'string' && a[k] ? (a[k] as string) : undefined);
+      const c: Citation = { kind: 'location', raw: a as Json };
+      const url = str('url') ?? str('document_uri');
+      if (a.type === 'url_citation' || a.type === 'place_citation' || (url && /^https?:\/\//.test(url))) {
+        c.kind = 'url';
+        if (url) c.url = url;
+        const title = str('title') ?? str('name') ?? str('file_name');
+        if (title) c.title = title;
+      } else if (a.type === 'file_citation') {
+        c.kind = 'document';
+        const title = str('file_name') ?? str('title') ?? url;
+        if (title) c.title = title;
+      }
+      if (typeof a.start_index === 'number') c.startIndex = charOffset(b.text, a.start_index);
+      if (typeof a.end_index === 'number') c.endIndex = charOffset(b.text, a.end_index);
+      const text = str('cited_text') ?? str('text');
+      if (text) c.citedText = text;
+      out.emit({ type: 'citation', blockId: b.id, citation: c });
+    }
+  }
+
+  function file(item: Obj, meta?: JsonObject): void {
+    const mediaType = typeof item.mime_type === 'string' ? item.mime_type : item.type === 'video' ? 'video/mp4' : 'image/png';
+    const url =
+      typeof item.data === 'string' && item.data
+        ? `data:${mediaType};base64,${item.data}`
+        : typeof item.uri === 'string' && item.uri
+          ? item.uri
+          : undefined;
+    if (url === undefined) return;
+    const e: EventInit = { type: 'file', url, mediaType };
+    const m = { ...rest(item, ['type', 'data', 'uri', 'mime_type']), ...meta };
+    if (Object.keys(m).length) e.providerMetadata = google(m);
+    out.emit(e);
+  }
+
+  return { openText, textDelta, annotations, file };
 }
 
 /** Creates a decoder for the Gemini Interactions API stream. */
@@ -150,58 +210,7 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
 
   // --- blocks (steps of an interaction) ------------------------------------------------------
 
-  function openText(b: Extract<BlockState, { kind: 'output' }>): void {
-    if (b.open) return;
-    b.open = true;
-    out.emit({ type: 'text-start', blockId: b.id });
-  }
-
-  function textDelta(b: Extract<BlockState, { kind: 'output' }>, text: string): void {
-    openText(b);
-    if (!text) return;
-    b.text += text;
-    out.emit({ type: 'text-delta', blockId: b.id, delta: text });
-  }
-
-  function annotations(b: Extract<BlockState, { kind: 'output' }>, list: unknown[]): void {
-    openText(b);
-    for (const a of list) {
-      if (!isObject(a)) continue;
-      const str = (k: string) => (typeof a[k] === 'string' && a[k] ? (a[k] as string) : undefined);
-      const c: Citation = { kind: 'location', raw: a as Json };
-      const url = str('url') ?? str('document_uri');
-      if (a.type === 'url_citation' || a.type === 'place_citation' || (url && /^https?:\/\//.test(url))) {
-        c.kind = 'url';
-        if (url) c.url = url;
-        const title = str('title') ?? str('name') ?? str('file_name');
-        if (title) c.title = title;
-      } else if (a.type === 'file_citation') {
-        c.kind = 'document';
-        const title = str('file_name') ?? str('title') ?? url;
-        if (title) c.title = title;
-      }
-      if (typeof a.start_index === 'number') c.startIndex = charOffset(b.text, a.start_index);
-      if (typeof a.end_index === 'number') c.endIndex = charOffset(b.text, a.end_index);
-      const text = str('cited_text') ?? str('text');
-      if (text) c.citedText = text;
-      out.emit({ type: 'citation', blockId: b.id, citation: c });
-    }
-  }
-
-  function file(item: Obj, meta?: JsonObject): void {
-    const mediaType = typeof item.mime_type === 'string' ? item.mime_type : item.type === 'video' ? 'video/mp4' : 'image/png';
-    const url =
-      typeof item.data === 'string' && item.data
-        ? `data:${mediaType};base64,${item.data}`
-        : typeof item.uri === 'string' && item.uri
-          ? item.uri
-          : undefined;
-    if (url === undefined) return;
-    const e: EventInit = { type: 'file', url, mediaType };
-    const m = { ...rest(item, ['type', 'data', 'uri', 'mime_type']), ...meta };
-    if (Object.keys(m).length) e.providerMetadata = google(m);
-    out.emit(e);
-  }
+  const { textDelta, annotations, file } = outputBlocks(out);
 
   function start(index: number, st: Obj, where: Location): void {
     const s = ensureStep();

@@ -410,6 +410,36 @@ function indexKey(item: Obj, position: number): string {
   return typeof item.index === 'number' || typeof item.index === 'string' ? String(item.index) : `p${position}`;
 }
 
+/** True when a chunk carries nothing but ids and metadata. */
+function isEmptyChunk(fields: Obj): boolean {
+  const c = fields.content;
+  return (
+    (c === undefined || c === '' || (Array.isArray(c) && c.length === 0)) &&
+    isEmptyValue(fields.tool_call_chunks) &&
+    isEmptyValue(fields.tool_calls) &&
+    isEmptyValue(fields.usage_metadata) &&
+    (isEmptyValue(fields.additional_kwargs) ||
+      (isObject(fields.additional_kwargs) && Object.keys(fields.additional_kwargs).every((k) => k === '__openai_function_call_ids__')))
+  );
+}
+
+/** An image or file content item as a file event, or undefined when it has neither a url nor data. */
+function fileEvent(item: Obj): EventInit | undefined {
+  const mime =
+    str(item, 'mime_type', 'mimeType', 'media_type') ??
+    (item.type === 'image' || item.type === 'image_url' ? 'image/png' : 'application/octet-stream');
+  let url = str(item, 'url');
+  if (isObject(item.image_url)) url = str(item.image_url, 'url');
+  else if (typeof item.image_url === 'string') url = item.image_url;
+  const data = str(item, 'data', 'base64');
+  if (!url && data) url = `data:${mime};base64,${data}`;
+  if (!url) return undefined;
+  const e: EventInit = { type: 'file', url, mediaType: mime };
+  const meta = rest(item, ['url', 'data', 'base64', 'image_url', 'mime_type', 'mimeType', 'media_type']);
+  if (meta) e.providerMetadata = { langchain: meta };
+  return e;
+}
+
 /**
  * Assembles one AI message from its chunks (or from one whole message) into canonical blocks and tool
  * calls. Content arriving for another block closes the open ones (providers stream blocks one after
@@ -442,15 +472,7 @@ export class AiMessage {
 
   /** True when a chunk carries nothing but ids and metadata. */
   static isEmpty(fields: Obj): boolean {
-    const c = fields.content;
-    return (
-      (c === undefined || c === '' || (Array.isArray(c) && c.length === 0)) &&
-      isEmptyValue(fields.tool_call_chunks) &&
-      isEmptyValue(fields.tool_calls) &&
-      isEmptyValue(fields.usage_metadata) &&
-      (isEmptyValue(fields.additional_kwargs) ||
-        (isObject(fields.additional_kwargs) && Object.keys(fields.additional_kwargs).every((k) => k === '__openai_function_call_ids__')))
-    );
+    return isEmptyChunk(fields);
   }
 
   private openBlock(key: string, kind: Block['kind'], meta?: JsonObject, startMeta?: Record<string, JsonObject>): Block {
@@ -718,7 +740,12 @@ export class AiMessage {
       return;
     }
     if (type === 'image' || type === 'image_url' || type === 'file' || type === 'audio') {
-      if (this.file(item)) return;
+      const file = fileEvent(item);
+      if (file) {
+        this.closeOthers('');
+        this.ctx.emit(file);
+        return;
+      }
     }
     this.ctx.raw(item, `content block type ${JSON.stringify(type)} has no canonical mapping`, where);
   }
@@ -748,24 +775,6 @@ export class AiMessage {
         this.ctx.emit(e);
       });
     }
-  }
-
-  private file(item: Obj): boolean {
-    const mime =
-      str(item, 'mime_type', 'mimeType', 'media_type') ??
-      (item.type === 'image' || item.type === 'image_url' ? 'image/png' : 'application/octet-stream');
-    let url = str(item, 'url');
-    if (isObject(item.image_url)) url = str(item.image_url, 'url');
-    else if (typeof item.image_url === 'string') url = item.image_url;
-    const data = str(item, 'data', 'base64');
-    if (!url && data) url = `data:${mime};base64,${data}`;
-    if (!url) return false;
-    this.closeOthers('');
-    const e: EventInit = { type: 'file', url, mediaType: mime };
-    const meta = rest(item, ['url', 'data', 'base64', 'image_url', 'mime_type', 'mimeType', 'media_type']);
-    if (meta) e.providerMetadata = { langchain: meta };
-    this.ctx.emit(e);
-    return true;
   }
 
   /** Usage given by the stream, if any. */
