@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { validate } from '../src/schema.ts';
-import { accumulate, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
+import { accumulate, assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
 
 const SSE_FIXTURES = ['text-basic', 'thinking-text-tool-use', 'error-overloaded'];
 
@@ -66,19 +65,7 @@ describe('Anthropic decoder: chunk boundaries', () => {
     test(`${name}: the same bytes split at random boundaries give identical events`, () => {
       const bytes = new Uint8Array(fixture(`anthropic/${name}.sse`));
       const whole = decodeChunks([bytes], 'anthropic');
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decodeChunks(chunks, 'anthropic'), whole);
-        }),
-        { numRuns: 200 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decodeChunks(chunks, 'anthropic'), { expected: whole, maxCuts: 40, numRuns: 200 });
     });
   }
 

@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import {
   assembleChunks,
   assembleUIMessage,
@@ -20,7 +19,7 @@ import {
 import { addUsage, anthropicUsage, type CanonicalEvent, createAiSdkEncoder, framed, pipe, sseFramer, type Usage } from '../src/index.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from '../src/inputs/claude-agent-sdk.ts';
 import { validate } from '../src/schema.ts';
-import { decodeChunks, ofType } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const DIR = new URL('./fixtures/claude-agent-sdk/', import.meta.url).pathname;
@@ -369,19 +368,7 @@ describe('Claude Agent SDK decoder: chunk boundaries', () => {
     test(`${name}: the same bytes split at random points give identical events`, () => {
       const bytes = new Uint8Array(read(name));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 60 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 30, numRuns: 60 });
     });
   }
 });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { validate } from '../src/schema.ts';
-import { decodeChunks, decodeObjects, types } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, types } from './helpers.ts';
 
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ type, data });
 
@@ -113,14 +112,7 @@ describe('simplified Claude agent format', () => {
       events.map((e) => ({ ...e })),
       'bytes and objects agree',
     );
-    fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-        cuts.sort((a, b) => a - b);
-        const chunks = [0, ...cuts].map((c, i) => bytes.subarray(c, [...cuts, bytes.length][i]));
-        assert.deepEqual(decodeChunks(chunks, 'claude'), whole);
-      }),
-      { numRuns: 200 },
-    );
+    assertSplitInvariant(bytes, (chunks) => decodeChunks(chunks, 'claude'), { expected: whole, maxCuts: 30, numRuns: 200 });
   });
 });
 

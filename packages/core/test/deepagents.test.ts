@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { validate } from '../src/schema.ts';
-import { decodeChunks, decodeObjects } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ type, data });
@@ -109,14 +108,7 @@ describe('DeepAgents', () => {
   test('chunk boundaries', () => {
     const bytes = new TextEncoder().encode(RUN.map((o) => JSON.stringify(o)).join('\n'));
     const whole = decodeChunks([bytes], 'deepagents');
-    fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-        cuts.sort((a, b) => a - b);
-        const chunks = [0, ...cuts].map((c, i) => bytes.subarray(c, [...cuts, bytes.length][i]));
-        assert.deepEqual(decodeChunks(chunks, 'deepagents'), whole);
-      }),
-      { numRuns: 100 },
-    );
+    assertSplitInvariant(bytes, (chunks) => decodeChunks(chunks, 'deepagents'), { expected: whole, maxCuts: 30, numRuns: 100 });
   });
 
   test('a tool announced but never given its input is closed at the end, with the reason', () => {

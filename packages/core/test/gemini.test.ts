@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { type CanonicalEvent, type Decoder, type DecoderOptions, detectFramework, framed } from '../src/index.ts';
+import { type CanonicalEvent, type Decoder, type DecoderOptions, detectFramework } from '../src/index.ts';
 import { createGeminiDecoder, detectGemini } from '../src/inputs/gemini.ts';
 import { createGeminiInteractionsDecoder, detectGeminiInteractions } from '../src/inputs/gemini-interactions.ts';
 import { createGeminiSimpleDecoder, detectGeminiSimple } from '../src/inputs/gemini-simple.ts';
 import { validate } from '../src/schema.ts';
-import { FIXTURES, fixture, types } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 type Make = (options?: DecoderOptions) => Decoder;
@@ -20,26 +20,6 @@ type Obj = Record<string, unknown>;
 
 const DIR = `${FIXTURES}recorded/gemini/`;
 const FILES = readdirSync(DIR).sort();
-
-/** Decodes text/byte chunks (SSE or JSON lines) with deterministic ids and clock. */
-function decodeChunks(make: Make, chunks: (string | Uint8Array)[], options: { maxLineLength?: number } = {}): CanonicalEvent[] {
-  const m = framed(make({ runId: 'run', now: () => 0, ...options }), options);
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
-
-/** Decodes parsed values, located by line. */
-function decodeObjects(make: Make, values: unknown[]): CanonicalEvent[] {
-  const d = make({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
 
 function isSse(text: string): boolean {
   const first = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
@@ -90,7 +70,7 @@ function byType<T extends CanonicalEvent['type']>(events: CanonicalEvent[], type
 }
 
 const decodeFile = (file: string) =>
-  isInteractions(file) ? decodeChunks(createGeminiInteractionsDecoder, [read(file)]) : decodeChunks(createGeminiDecoder, [read(file)]);
+  isInteractions(file) ? decodeChunks([read(file)], createGeminiInteractionsDecoder) : decodeChunks([read(file)], createGeminiDecoder);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -209,7 +189,7 @@ describe('gemini decoder: every generateContent capture', () => {
   for (const file of GENERATE.filter((f) => !f.startsWith('google-live'))) {
     test(`${file}: text, reasoning, calls, finish reason and usage match the capture`, () => {
       const text = read(file);
-      const events = decodeChunks(createGeminiDecoder, [text]);
+      const events = decodeChunks([text], createGeminiDecoder);
       assert.deepEqual(validate(events).issues, []);
       const ref = reference(values(text));
       assert.equal(joined(events, 'text-delta'), ref.text);
@@ -237,9 +217,9 @@ describe('gemini decoder: every generateContent capture', () => {
   test('the same bytes as JSON lines, as the CRLF SSE wire body and as LF SSE give the same events', () => {
     for (const file of GENERATE.filter((f) => f.endsWith('.chunks.txt'))) {
       const text = read(file);
-      const a = decodeChunks(createGeminiDecoder, [text]);
-      const b = decodeChunks(createGeminiDecoder, [wire(text, false)]);
-      const c = decodeChunks(createGeminiDecoder, [wire(text, true)]);
+      const a = decodeChunks([text], createGeminiDecoder);
+      const b = decodeChunks([wire(text, false)], createGeminiDecoder);
+      const c = decodeChunks([wire(text, true)], createGeminiDecoder);
       const strip = (events: CanonicalEvent[]) => events.map(({ ...e }) => ('where' in e ? { ...e, where: undefined } : e));
       assert.deepEqual(strip(b), strip(a), file);
       assert.deepEqual(strip(c), strip(a), file);
@@ -253,13 +233,16 @@ describe('gemini decoder: every generateContent capture', () => {
       { ...usage, raw: undefined },
       { inputTokens: 21 + 243, outputTokens: 126 + 95, totalTokens: 485, reasoningTokens: 95, raw: undefined },
     );
-    const cached = decodeObjects(createGeminiDecoder, [
-      {
-        candidates: [{ content: { parts: [{ text: 'hi' }] }, finishReason: 'STOP' }],
-        usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 80, candidatesTokenCount: 2, totalTokenCount: 102 },
-        responseId: 'r',
-      },
-    ]);
+    const cached = decodeObjects(
+      [
+        {
+          candidates: [{ content: { parts: [{ text: 'hi' }] }, finishReason: 'STOP' }],
+          usageMetadata: { promptTokenCount: 100, cachedContentTokenCount: 80, candidatesTokenCount: 2, totalTokenCount: 102 },
+          responseId: 'r',
+        },
+      ],
+      createGeminiDecoder,
+    );
     const u = byType(cached, 'step-finish')[0]?.usage;
     assert.equal(u?.inputTokens, 100, 'promptTokenCount already counts the cached tokens');
     assert.equal(u?.cacheReadTokens, 80);
@@ -282,11 +265,14 @@ describe('gemini decoder: every generateContent capture', () => {
     assert.match(String(byType(call, 'tool-input-start')[0]?.providerMetadata?.google?.thoughtSignature), /^EqsGCqgGARFNMg/);
 
     // A signature-only part with no block open gets its own empty block (kept in position).
-    const alone = decodeObjects(createGeminiDecoder, [
-      { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] } }], responseId: 'r' },
-      { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'SIG' }] } }], responseId: 'r' },
-      { candidates: [{ content: { parts: [{ text: 'after' }] }, finishReason: 'STOP' }], responseId: 'r' },
-    ]);
+    const alone = decodeObjects(
+      [
+        { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] } }], responseId: 'r' },
+        { candidates: [{ content: { parts: [{ text: '', thoughtSignature: 'SIG' }] } }], responseId: 'r' },
+        { candidates: [{ content: { parts: [{ text: 'after' }] }, finishReason: 'STOP' }], responseId: 'r' },
+      ],
+      createGeminiDecoder,
+    );
     assert.deepEqual(
       types(alone).filter((t) => t.startsWith('text')),
       ['text-start', 'text-end', 'text-start', 'text-delta', 'text-end'],
@@ -323,22 +309,25 @@ describe('gemini decoder: every generateContent capture', () => {
 
   test('streamed arguments: booleans, nulls, empty arrays, escaped strings and a new call ending the previous one', () => {
     const fc_ = (f: Obj) => ({ candidates: [{ content: { parts: [{ functionCall: f }] } }], responseId: 'r' });
-    const events = decodeObjects(createGeminiDecoder, [
-      fc_({ name: 'a', willContinue: true }),
-      fc_({ partialArgs: [{ jsonPath: '$.s', stringValue: 'say "hi"\n', willContinue: true }], willContinue: true }),
-      fc_({ partialArgs: [{ jsonPath: '$.s', stringValue: 'bye' }], willContinue: true }),
-      fc_({
-        partialArgs: [
-          { jsonPath: '$.ok', boolValue: true },
-          { jsonPath: '$.none', nullValue: 'NULL_VALUE' },
-        ],
-        willContinue: true,
-      }),
-      fc_({ partialArgs: [{ jsonPath: '$.list[]' }, { jsonPath: "$['odd key'].x", numberValue: 1 }], willContinue: true }),
-      fc_({ name: 'b', willContinue: true }), // no terminal {} for a: b ends it
-      fc_({ partialArgs: [{ jsonPath: '$.n', numberValue: 2 }] }),
-      { candidates: [{ content: { parts: [{ text: '' }] }, finishReason: 'STOP' }], responseId: 'r' },
-    ]);
+    const events = decodeObjects(
+      [
+        fc_({ name: 'a', willContinue: true }),
+        fc_({ partialArgs: [{ jsonPath: '$.s', stringValue: 'say "hi"\n', willContinue: true }], willContinue: true }),
+        fc_({ partialArgs: [{ jsonPath: '$.s', stringValue: 'bye' }], willContinue: true }),
+        fc_({
+          partialArgs: [
+            { jsonPath: '$.ok', boolValue: true },
+            { jsonPath: '$.none', nullValue: 'NULL_VALUE' },
+          ],
+          willContinue: true,
+        }),
+        fc_({ partialArgs: [{ jsonPath: '$.list[]' }, { jsonPath: "$['odd key'].x", numberValue: 1 }], willContinue: true }),
+        fc_({ name: 'b', willContinue: true }), // no terminal {} for a: b ends it
+        fc_({ partialArgs: [{ jsonPath: '$.n', numberValue: 2 }] }),
+        { candidates: [{ content: { parts: [{ text: '' }] }, finishReason: 'STOP' }], responseId: 'r' },
+      ],
+      createGeminiDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(calls(events), [
       { id: 'r-1', name: 'a', input: { s: 'say "hi"\nbye', ok: true, none: null, list: [], 'odd key': { x: 1 } } },
@@ -366,14 +355,17 @@ describe('gemini decoder: every generateContent capture', () => {
   });
 
   test('a failed code execution is a tool-error', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      { candidates: [{ content: { parts: [{ executableCode: { language: 'PYTHON', code: '1/0' } }] } }], responseId: 'r' },
-      {
-        candidates: [{ content: { parts: [{ codeExecutionResult: { outcome: 'OUTCOME_FAILED', output: 'ZeroDivisionError' } }] } }],
-        responseId: 'r',
-      },
-      { candidates: [{ content: { parts: [{ text: 'Oops.' }] }, finishReason: 'STOP' }], responseId: 'r' },
-    ]);
+    const events = decodeObjects(
+      [
+        { candidates: [{ content: { parts: [{ executableCode: { language: 'PYTHON', code: '1/0' } }] } }], responseId: 'r' },
+        {
+          candidates: [{ content: { parts: [{ codeExecutionResult: { outcome: 'OUTCOME_FAILED', output: 'ZeroDivisionError' } }] } }],
+          responseId: 'r',
+        },
+        { candidates: [{ content: { parts: [{ text: 'Oops.' }] }, finishReason: 'STOP' }], responseId: 'r' },
+      ],
+      createGeminiDecoder,
+    );
     const err = byType(events, 'tool-error')[0];
     assert.deepEqual([err?.toolCallId, err?.error, err?.providerExecuted], ['r-1', 'ZeroDivisionError', true]);
   });
@@ -445,7 +437,7 @@ describe('gemini decoder: every generateContent capture', () => {
       ],
     };
     const step2 = values(read('google-text.chunks.txt'));
-    const events = decodeObjects(createGeminiDecoder, [...step1, responses, ...step2]);
+    const events = decodeObjects([...step1, responses, ...step2], createGeminiDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       byType(events, 'step-start').map((s) => s.stepId),
@@ -473,15 +465,18 @@ describe('gemini decoder: every generateContent capture', () => {
   });
 
   test('several candidates: the first is decoded, the others are kept in raw events', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      {
-        candidates: [
-          { content: { parts: [{ text: 'one' }] }, index: 0, finishReason: 'STOP' },
-          { content: { parts: [{ text: 'two' }] }, index: 1, finishReason: 'STOP' },
-        ],
-        responseId: 'r',
-      },
-    ]);
+    const events = decodeObjects(
+      [
+        {
+          candidates: [
+            { content: { parts: [{ text: 'one' }] }, index: 0, finishReason: 'STOP' },
+            { content: { parts: [{ text: 'two' }] }, index: 1, finishReason: 'STOP' },
+          ],
+          responseId: 'r',
+        },
+      ],
+      createGeminiDecoder,
+    );
     assert.equal(joined(events, 'text-delta'), 'one');
     const raw = byType(events, 'raw')[0];
     assert.deepEqual(raw?.event, { content: { parts: [{ text: 'two' }] }, index: 1, finishReason: 'STOP' });
@@ -489,23 +484,26 @@ describe('gemini decoder: every generateContent capture', () => {
   });
 
   test('inline and file data become file events; finish reasons map like @ai-sdk/google', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      {
-        candidates: [
-          {
-            content: {
-              parts: [
-                { text: 'Here:' },
-                { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' }, thoughtSignature: 'S' },
-                { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/f.pdf', displayName: 'f.pdf' } },
-              ],
+    const events = decodeObjects(
+      [
+        {
+          candidates: [
+            {
+              content: {
+                parts: [
+                  { text: 'Here:' },
+                  { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' }, thoughtSignature: 'S' },
+                  { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/f.pdf', displayName: 'f.pdf' } },
+                ],
+              },
+              finishReason: 'MAX_TOKENS',
             },
-            finishReason: 'MAX_TOKENS',
-          },
-        ],
-        responseId: 'r',
-      },
-    ]);
+          ],
+          responseId: 'r',
+        },
+      ],
+      createGeminiDecoder,
+    );
     const files = byType(events, 'file');
     assert.deepEqual(
       files.map((f) => [f.url, f.mediaType, f.filename, f.providerMetadata]),
@@ -519,7 +517,7 @@ describe('gemini decoder: every generateContent capture', () => {
     const reasons = ['SAFETY', 'RECITATION', 'SPII', 'MALFORMED_FUNCTION_CALL', 'OTHER', 'LANGUAGE'].map(
       (r) =>
         byType(
-          decodeObjects(createGeminiDecoder, [{ candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: r }] }]),
+          decodeObjects([{ candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: r }] }], createGeminiDecoder),
           'run-finish',
         )[0]?.finishReason,
     );
@@ -565,15 +563,18 @@ describe('gemini decoder: the Live API capture (google-live-speech-translation)'
   });
 
   test('turnComplete ends the turn cleanly; toolCall and toolCallCancellation map to tool events', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      { setupComplete: {} },
-      { serverContent: { modelTurn: { parts: [{ text: 'Hi' }] } } },
-      { serverContent: { turnComplete: true } },
-      { toolCall: { functionCalls: [{ id: 'fc1', name: 'lookup', args: { q: 'x' } }] } },
-      { toolCallCancellation: { ids: ['fc1'] } },
-      { serverContent: { interrupted: true } },
-      { goAway: { timeLeft: '10s' } },
-    ]);
+    const events = decodeObjects(
+      [
+        { setupComplete: {} },
+        { serverContent: { modelTurn: { parts: [{ text: 'Hi' }] } } },
+        { serverContent: { turnComplete: true } },
+        { toolCall: { functionCalls: [{ id: 'fc1', name: 'lookup', args: { q: 'x' } }] } },
+        { toolCallCancellation: { ids: ['fc1'] } },
+        { serverContent: { interrupted: true } },
+        { goAway: { timeLeft: '10s' } },
+      ],
+      createGeminiDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       byType(events, 'step-finish').map((s) => [s.stepId, s.finishReason, s.rawFinishReason]),
@@ -601,7 +602,7 @@ describe('gemini-interactions decoder: every Interactions capture', () => {
     test(`${file}: text, thought signature, calls, finish reason and usage match the capture`, () => {
       const text = read(file);
       const vals = values(text);
-      const events = decodeChunks(createGeminiInteractionsDecoder, [text]);
+      const events = decodeChunks([text], createGeminiInteractionsDecoder);
       assert.deepEqual(validate(events).issues, []);
       const deltaText = vals.map((v) => ((v.delta as Obj | undefined)?.type === 'text' ? (v.delta as Obj).text : '')).join('');
       assert.equal(joined(events, 'text-delta'), deltaText);
@@ -659,7 +660,7 @@ describe('gemini-interactions decoder: every Interactions capture', () => {
 
   test('several interactions in one body are steps of one run (multi-step: call, then answer)', () => {
     const vals = [...values(read('tool-call-step1.chunks.txt')), ...values(read('tool-call-step2.chunks.txt'))];
-    const events = decodeObjects(createGeminiInteractionsDecoder, vals);
+    const events = decodeObjects(vals, createGeminiInteractionsDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       byType(events, 'step-finish').map((s) => s.finishReason),
@@ -672,19 +673,22 @@ describe('gemini-interactions decoder: every Interactions capture', () => {
   });
 
   test('parallel function calls, images and an error event', () => {
-    const events = decodeObjects(createGeminiInteractionsDecoder, [
-      { event_type: 'interaction.created', interaction: { id: 'i1', model: 'm', status: 'in_progress' } },
-      { event_type: 'step.start', index: 0, step: { type: 'function_call', id: 'c1', name: 'a', arguments: {} } },
-      { event_type: 'step.start', index: 1, step: { type: 'function_call', id: 'c2', name: 'b', arguments: { fixed: 1 } } },
-      { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: '{"x":' } },
-      { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: '1}' } },
-      { event_type: 'step.stop', index: 0 },
-      { event_type: 'step.stop', index: 1 },
-      { event_type: 'step.start', index: 2, step: { type: 'model_output' } },
-      { event_type: 'step.delta', index: 2, delta: { type: 'image', mime_type: 'image/png', data: 'AAAA' } },
-      { event_type: 'step.stop', index: 2 },
-      { event_type: 'error', error: { code: 'resource_exhausted', message: 'Quota exceeded' } },
-    ]);
+    const events = decodeObjects(
+      [
+        { event_type: 'interaction.created', interaction: { id: 'i1', model: 'm', status: 'in_progress' } },
+        { event_type: 'step.start', index: 0, step: { type: 'function_call', id: 'c1', name: 'a', arguments: {} } },
+        { event_type: 'step.start', index: 1, step: { type: 'function_call', id: 'c2', name: 'b', arguments: { fixed: 1 } } },
+        { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: '{"x":' } },
+        { event_type: 'step.delta', index: 0, delta: { type: 'arguments_delta', arguments: '1}' } },
+        { event_type: 'step.stop', index: 0 },
+        { event_type: 'step.stop', index: 1 },
+        { event_type: 'step.start', index: 2, step: { type: 'model_output' } },
+        { event_type: 'step.delta', index: 2, delta: { type: 'image', mime_type: 'image/png', data: 'AAAA' } },
+        { event_type: 'step.stop', index: 2 },
+        { event_type: 'error', error: { code: 'resource_exhausted', message: 'Quota exceeded' } },
+      ],
+      createGeminiInteractionsDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       calls(events).map((c) => [c?.id, c?.input]),
@@ -722,20 +726,8 @@ describe('Gemini decoders: chunk boundaries', () => {
   for (const [name, make, text] of cases) {
     test(`${name}: the same bytes split at random boundaries give identical events`, () => {
       const bytes = new TextEncoder().encode(text);
-      const whole = decodeChunks(make, [bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decodeChunks(make, chunks), whole);
-        }),
-        { numRuns: 100 },
-      );
+      const whole = decodeChunks([bytes], make);
+      assertSplitInvariant(bytes, (chunks) => decodeChunks(chunks, make), { expected: whole, maxCuts: 40, numRuns: 100 });
     });
   }
 
@@ -745,8 +737,8 @@ describe('Gemini decoders: chunk boundaries', () => {
       const whole = decodeFile(file);
       assert.deepEqual(
         decodeChunks(
-          createGeminiDecoder,
           Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)),
+          createGeminiDecoder,
         ),
         whole,
       );
@@ -818,7 +810,7 @@ describe('Gemini decoders: lossless', () => {
         sdkHttpResponse: { headers: { 'x-request-id': 'abc' } },
       },
     ];
-    const events = decodeObjects(createGeminiDecoder, vals);
+    const events = decodeObjects(vals, createGeminiDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(missingLeaves(vals, events, { ignore: structural }), []);
     assert.equal(byType(events, 'raw')[0]?.reason, 'part field(s) videoMetadata have no canonical mapping');
@@ -845,7 +837,7 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
       ],
       responseId: 'r',
     };
-    const events = decodeChunks(createGeminiDecoder, [sse(hello, call, part)]);
+    const events = decodeChunks([sse(hello, call, part)], createGeminiDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.equal(joined(events, 'text-delta'), 'Hello');
     const err = byType(events, 'error')[0];
@@ -858,7 +850,7 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
   });
 
   test('a non-JSON SSE event in the middle: located error, decoding goes on', () => {
-    const events = decodeChunks(createGeminiDecoder, [sse(hello, '{oops', more, stop)]);
+    const events = decodeChunks([sse(hello, '{oops', more, stop)], createGeminiDecoder);
     assert.equal(joined(events, 'text-delta'), 'Hello world');
     const err = byType(events, 'error')[0];
     assert.ok(err && err.code === 'invalid_json' && !err.fatal);
@@ -869,7 +861,7 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
 
   test('an unknown part kind and an unknown top-level shape become raw events', () => {
     const odd = { candidates: [{ content: { parts: [{ futurePart: { x: 1 } }] } }], responseId: 'r' };
-    const events = decodeObjects(createGeminiDecoder, [hello, odd, { somethingElse: true, n: 2 }, stop]);
+    const events = decodeObjects([hello, odd, { somethingElse: true, n: 2 }, stop], createGeminiDecoder);
     const raws = byType(events, 'raw');
     assert.deepEqual(
       raws.map((r) => [r.event, r.where]),
@@ -888,7 +880,7 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
       candidates: [{ content: { parts: [{ functionCall: { partialArgs: [{ jsonPath: '$.a', numberValue: 1 }] } }] } }],
       responseId: 'r',
     };
-    const events = decodeObjects(createGeminiDecoder, [hello, stray, stop]);
+    const events = decodeObjects([hello, stray, stop], createGeminiDecoder);
     const raw = byType(events, 'raw')[0];
     assert.match(raw?.reason ?? '', /without a function call in progress/);
     assert.deepEqual(raw?.where, { line: 2, field: 'candidates[0].content.parts[0].functionCall' });
@@ -896,14 +888,17 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
   });
 
   test('values of the wrong type: located invalid_field errors', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      hello,
-      42,
-      { candidates: 'nope', responseId: 'r' },
-      { candidates: [{ content: { parts: 'nope' } }], responseId: 'r' },
-      { candidates: [{ content: { parts: [7] }, finishReason: 3 }], responseId: 'r' },
-      stop,
-    ]);
+    const events = decodeObjects(
+      [
+        hello,
+        42,
+        { candidates: 'nope', responseId: 'r' },
+        { candidates: [{ content: { parts: 'nope' } }], responseId: 'r' },
+        { candidates: [{ content: { parts: [7] }, finishReason: 3 }], responseId: 'r' },
+        stop,
+      ],
+      createGeminiDecoder,
+    );
     assert.deepEqual(
       byType(events, 'error').map((e) => e.where),
       [
@@ -920,10 +915,10 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
   });
 
   test('a stream error chunk is a fatal provider error; the run finishes with error', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      hello,
-      { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } },
-    ]);
+    const events = decodeObjects(
+      [hello, { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }],
+      createGeminiDecoder,
+    );
     const err = byType(events, 'error')[0];
     assert.deepEqual([err?.code, err?.message, err?.fatal], ['UNAVAILABLE', 'The model is overloaded.', true]);
     assert.deepEqual(err?.providerMetadata, {
@@ -935,14 +930,17 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
   });
 
   test('a blocked prompt: fatal prompt_blocked error, finish content-filter', () => {
-    const events = decodeObjects(createGeminiDecoder, [
-      {
-        promptFeedback: { blockReason: 'SAFETY', safetyRatings: [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH' }] },
-        usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
-        modelVersion: 'gemini-2.5-flash',
-        responseId: 'blocked-1',
-      },
-    ]);
+    const events = decodeObjects(
+      [
+        {
+          promptFeedback: { blockReason: 'SAFETY', safetyRatings: [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH' }] },
+          usageMetadata: { promptTokenCount: 8, totalTokenCount: 8 },
+          modelVersion: 'gemini-2.5-flash',
+          responseId: 'blocked-1',
+        },
+      ],
+      createGeminiDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     const err = byType(events, 'error')[0];
     assert.deepEqual([err?.code, err?.fatal], ['prompt_blocked', true]);
@@ -953,7 +951,7 @@ describe('gemini decoder: bad input never throws and keeps what came before', ()
   });
 
   test('empty input: one fatal error and a finished run', () => {
-    assert.deepEqual(types(decodeChunks(createGeminiDecoder, [''])), ['run-start', 'error', 'run-finish']);
+    assert.deepEqual(types(decodeChunks([''], createGeminiDecoder)), ['run-start', 'error', 'run-finish']);
   });
 });
 
@@ -963,7 +961,7 @@ describe('gemini-interactions decoder: bad input', () => {
   const hello = { event_type: 'step.delta', index: 0, delta: { type: 'text', text: 'Hello' } };
 
   test('truncated stream (no interaction.completed): fatal truncated error, open steps closed', () => {
-    const events = decodeObjects(createGeminiInteractionsDecoder, [created, start, hello]);
+    const events = decodeObjects([created, start, hello], createGeminiInteractionsDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.equal(joined(events, 'text-delta'), 'Hello');
     assert.deepEqual(types(events).slice(-4), ['error', 'text-end', 'step-finish', 'run-finish']);
@@ -971,19 +969,22 @@ describe('gemini-interactions decoder: bad input', () => {
   });
 
   test('a delta for a step index never started, unknown events and delta kinds, wrong types', () => {
-    const events = decodeObjects(createGeminiInteractionsDecoder, [
-      created,
-      start,
-      hello,
-      { event_type: 'step.delta', index: 5, delta: { type: 'text', text: 'lost?' } },
-      { event_type: 'interaction.future', x: 1 },
-      { event_type: 'step.delta', index: 0, delta: { type: 'hologram', data: 'Z' } },
-      { event_type: 'step.start', index: 'one', step: {} },
-      { event_type: 'step.stop', index: 9 },
-      'not an object',
-      { event_type: 'step.stop', index: 0 },
-      { event_type: 'interaction.completed', interaction: { id: 'i1', status: 'completed' } },
-    ]);
+    const events = decodeObjects(
+      [
+        created,
+        start,
+        hello,
+        { event_type: 'step.delta', index: 5, delta: { type: 'text', text: 'lost?' } },
+        { event_type: 'interaction.future', x: 1 },
+        { event_type: 'step.delta', index: 0, delta: { type: 'hologram', data: 'Z' } },
+        { event_type: 'step.start', index: 'one', step: {} },
+        { event_type: 'step.stop', index: 9 },
+        'not an object',
+        { event_type: 'step.stop', index: 0 },
+        { event_type: 'interaction.completed', interaction: { id: 'i1', status: 'completed' } },
+      ],
+      createGeminiInteractionsDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       byType(events, 'error').map((e) => [e.code, e.where]),
@@ -1007,7 +1008,7 @@ describe('gemini-interactions decoder: bad input', () => {
 
   test('a non-JSON line: located error, decoding goes on', () => {
     const text = `${[created, start, hello].map((o) => JSON.stringify(o)).join('\n')}\n{"event_type":\n`;
-    const events = decodeChunks(createGeminiInteractionsDecoder, [text]);
+    const events = decodeChunks([text], createGeminiInteractionsDecoder);
     const err = byType(events, 'error')[0];
     assert.deepEqual([err?.code, err?.where], ['invalid_json', { line: 4, expected: 'JSON' }]);
     assert.equal(joined(events, 'text-delta'), 'Hello');
@@ -1031,7 +1032,7 @@ describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
   ];
 
   test('text, parallel calls matched to their responses by name, thinking, usage and finish', () => {
-    const events = decodeObjects(createGeminiSimpleDecoder, run);
+    const events = decodeObjects(run, createGeminiSimpleDecoder);
     assert.deepEqual(validate(events).issues, []);
     assert.equal(events[0]?.type === 'run-start' && events[0].model, 'gemini-pro');
     assert.equal(joined(events, 'text-delta'), 'Let me check.18°C at 10:00.');
@@ -1054,13 +1055,16 @@ describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
   });
 
   test('bad input: truncated, unknown type, wrong types, an agent error', () => {
-    const events = decodeObjects(createGeminiSimpleDecoder, [
-      { type: 'content', data: { text: 'Hi' } },
-      { type: 'telemetry', data: { x: 1 } },
-      { type: 'content', data: 'nope' },
-      { data: {} },
-      7,
-    ]);
+    const events = decodeObjects(
+      [
+        { type: 'content', data: { text: 'Hi' } },
+        { type: 'telemetry', data: { x: 1 } },
+        { type: 'content', data: 'nope' },
+        { data: {} },
+        7,
+      ],
+      createGeminiSimpleDecoder,
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       byType(events, 'error').map((e) => [e.code, e.where]),
@@ -1075,12 +1079,15 @@ describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
     assert.equal(joined(events, 'text-delta'), 'Hi');
     assert.equal(byType(events, 'run-finish')[0]?.finishReason, 'error');
 
-    const failed = decodeObjects(createGeminiSimpleDecoder, [
-      { type: 'function_call', data: { id: 't1', name: 'f', args: {} } },
-      { type: 'function_response', data: { id: 't1', name: 'f', error: 'boom' } },
-      { type: 'error', data: { message: 'quota', code: 'RESOURCE_EXHAUSTED' } },
-      { type: 'done', data: {} },
-    ]);
+    const failed = decodeObjects(
+      [
+        { type: 'function_call', data: { id: 't1', name: 'f', args: {} } },
+        { type: 'function_response', data: { id: 't1', name: 'f', error: 'boom' } },
+        { type: 'error', data: { message: 'quota', code: 'RESOURCE_EXHAUSTED' } },
+        { type: 'done', data: {} },
+      ],
+      createGeminiSimpleDecoder,
+    );
     assert.equal(byType(failed, 'tool-error')[0]?.error, 'boom');
     assert.deepEqual(
       byType(failed, 'error').map((e) => [e.code, e.fatal]),
@@ -1091,11 +1098,11 @@ describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
 
   test('a call still pending at done finishes with tool-calls; chunk boundaries do not matter', () => {
     const text = `${[run[0], run[3], { type: 'done', data: {} }].map((o) => JSON.stringify(o)).join('\n')}\n`;
-    const whole = decodeChunks(createGeminiSimpleDecoder, [text]);
+    const whole = decodeChunks([text], createGeminiSimpleDecoder);
     assert.equal(byType(whole, 'run-finish')[0]?.finishReason, 'tool-calls');
     fc.assert(
       fc.property(fc.integer({ min: 1, max: text.length - 1 }), (cut) => {
-        assert.deepEqual(decodeChunks(createGeminiSimpleDecoder, [text.slice(0, cut), text.slice(cut)]), whole);
+        assert.deepEqual(decodeChunks([text.slice(0, cut), text.slice(cut)], createGeminiSimpleDecoder), whole);
       }),
     );
   });

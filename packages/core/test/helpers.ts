@@ -1,6 +1,24 @@
 /** Test helpers shared by the core tests. */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { type CanonicalEvent, type ConverterOptions, createConverter, createDecoder, type Framework, framed } from '../src/index.ts';
+import fc from 'fast-check';
+import {
+  type CanonicalEvent,
+  type ConverterOptions,
+  createConverter,
+  createDecoder,
+  type Decoder,
+  type DecoderOptions,
+  type Framework,
+  framed,
+} from '../src/index.ts';
+
+/** A framework name, or a decoder factory (for decoders and options outside the registry). */
+export type DecoderSource = Framework | 'auto' | ((options: DecoderOptions) => Decoder);
+
+function make(source: DecoderSource, options: DecoderOptions): Decoder {
+  return typeof source === 'function' ? source(options) : createDecoder(source, options);
+}
 
 export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
 
@@ -11,25 +29,44 @@ export function fixture(path: string): Buffer {
 /** Decodes whole chunks (text or bytes) with deterministic ids and clock. */
 export function decodeChunks(
   chunks: (string | Uint8Array)[],
-  framework: Framework | 'auto',
+  framework: DecoderSource,
   options: { maxLineLength?: number } = {},
 ): CanonicalEvent[] {
-  const m = framed(createDecoder(framework, { runId: 'run', now: () => 0, ...options }), options);
+  const m = framed(make(framework, { runId: 'run', now: () => 0, ...options }), options);
   const out: CanonicalEvent[] = [];
   for (const c of chunks) out.push(...m.push(c));
   out.push(...m.end());
   return out;
 }
 
-/** Decodes parsed objects. */
-export function decodeObjects(values: unknown[], framework: Framework | 'auto'): CanonicalEvent[] {
-  const d = createDecoder(framework, { runId: 'run', now: () => 0 });
+/** Decodes parsed values (each located by its 1-based line) with deterministic ids and clock. */
+export function decodeObjects(values: unknown[], framework: DecoderSource): CanonicalEvent[] {
+  const d = make(framework, { runId: 'run', now: () => 0 });
   const out: CanonicalEvent[] = [];
   values.forEach((v, i) => {
     out.push(...d.push(v, { line: i + 1 }));
   });
   out.push(...d.end());
   return out;
+}
+
+/**
+ * The chunk-boundary property every decoder must have: `bytes` split at random boundaries (up to
+ * `maxCuts` cuts) decode to the same events as in one piece (`expected`, default `decode([bytes])`).
+ */
+export function assertSplitInvariant(
+  bytes: Uint8Array,
+  decode: (chunks: Uint8Array[]) => unknown,
+  { expected = decode([bytes]), maxCuts = 40, numRuns = 100 }: { expected?: unknown; maxCuts?: number; numRuns?: number } = {},
+): void {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: maxCuts }), (cuts) => {
+      cuts.sort((a, b) => a - b);
+      const chunks = [0, ...cuts].map((c, i) => bytes.subarray(c, [...cuts, bytes.length][i]));
+      assert.deepEqual(decode(chunks), expected);
+    }),
+    { numRuns },
+  );
 }
 
 /** Converts text in one go. */

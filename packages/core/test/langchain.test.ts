@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import type { CanonicalEvent } from '../src/index.ts';
 import { createLangchainDecoder, detectLangchain } from '../src/inputs/langchain.ts';
 import { detectLanggraph } from '../src/inputs/langgraph.ts';
 import { validate } from '../src/schema.ts';
 import { officialMessage, oursMessage, summarizeMessage } from './fixtures/langchain/official.ts';
-import { decodeChunks, FIXTURES, ofType } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const SHARED = `${FIXTURES}langchain/`;
@@ -24,16 +23,6 @@ const CAPTURES = [
 const name = (path: string) => path.split('/').at(-1) as string;
 
 const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'langchain');
-
-function decodeObjects(values: unknown[]): CanonicalEvent[] {
-  const d = createLangchainDecoder({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
 
 const lines = (path: string) =>
   readFileSync(path, 'utf8')
@@ -282,19 +271,7 @@ describe('LangChain streamEvents decoder: chunk boundaries', () => {
     test(`${file}: the same bytes split at random points give identical events`, () => {
       const bytes = new Uint8Array(readFileSync(SHARED + file));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 100 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 30, numRuns: 100 });
     });
   }
 
@@ -336,7 +313,7 @@ describe('LangChain streamEvents decoder: merging chunks and the end message', (
   test('usage only on on_chat_model_end is taken from there', () => {
     const input = agent();
     for (const e of input) if (e.event === 'on_chat_model_stream') delete kw(e, 'chunk').usage_metadata;
-    const events = decodeObjects(input);
+    const events = decodeObjects(input, 'langchain');
     const usage = ofType(events, 'step-finish').map((s) => s.usage?.outputTokens);
     assert.deepEqual(usage, [187, 63]);
   });
@@ -351,7 +328,7 @@ describe('LangChain streamEvents decoder: merging chunks and the end message', (
         delete k.invalid_tool_calls;
         k.content = (k.content as Record<string, unknown>[]).filter((c) => c.type !== 'tool_use' && c.type !== 'input_json_delta');
       }
-    const events = decodeObjects(input);
+    const events = decodeObjects(input, 'langchain');
     assert.deepEqual(
       ofType(events, 'tool-input-end')
         .filter((e) => !e.providerExecuted)
@@ -366,7 +343,7 @@ describe('LangChain streamEvents decoder: merging chunks and the end message', (
 
   test('a model that only returns its whole message (no stream events) still gives its text', () => {
     const input = lines(`${SHARED}tool-agent-loop.jsonl`).filter((e) => e.event !== 'on_chat_model_stream');
-    const events = decodeObjects(input);
+    const events = decodeObjects(input, 'langchain');
     assert.equal(
       ofType(events, 'text-delta')
         .map((e) => e.delta)
@@ -386,16 +363,19 @@ describe('LangChain streamEvents decoder: merging chunks and the end message', (
       name: 'ChatAnthropic',
       data: { chunk: { type: 'AIMessageChunk', content } },
     });
-    const events = decodeObjects([
-      { event: 'on_chat_model_start', run_id: 'm', name: 'ChatAnthropic', metadata: { ls_model_name: 'claude' }, data: {} },
-      chunk([{ index: 0, type: 'thinking', thinking: 'a' }]),
-      chunk([{ index: 0, type: 'thinking', thinking: 'b' }]),
-      chunk([{ index: 0, type: 'thinking', signature: 'SIG' }]),
-      chunk([{ index: 1, type: 'redacted_thinking', data: 'ENC' }]),
-      chunk([{ index: 2, type: 'reasoning', reasoning: 'std' }]),
-      chunk([{ index: 3, type: 'text', text: 'Hi', annotations: [{ type: 'citation', url: 'https://a.example', title: 'A' }] }]),
-      { event: 'on_chat_model_end', run_id: 'm', name: 'ChatAnthropic', data: { output: { type: 'ai', content: '' } } },
-    ]);
+    const events = decodeObjects(
+      [
+        { event: 'on_chat_model_start', run_id: 'm', name: 'ChatAnthropic', metadata: { ls_model_name: 'claude' }, data: {} },
+        chunk([{ index: 0, type: 'thinking', thinking: 'a' }]),
+        chunk([{ index: 0, type: 'thinking', thinking: 'b' }]),
+        chunk([{ index: 0, type: 'thinking', signature: 'SIG' }]),
+        chunk([{ index: 1, type: 'redacted_thinking', data: 'ENC' }]),
+        chunk([{ index: 2, type: 'reasoning', reasoning: 'std' }]),
+        chunk([{ index: 3, type: 'text', text: 'Hi', annotations: [{ type: 'citation', url: 'https://a.example', title: 'A' }] }]),
+        { event: 'on_chat_model_end', run_id: 'm', name: 'ChatAnthropic', data: { output: { type: 'ai', content: '' } } },
+      ],
+      'langchain',
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(
       ofType(events, 'reasoning-end').map((e) => e.providerMetadata),
@@ -431,17 +411,20 @@ describe('LangChain streamEvents decoder: bad input never throws and keeps what 
   });
 
   test('values of the wrong shape: located errors; an unknown event name: raw', () => {
-    const events = decodeObjects([
-      start,
-      42,
-      { no: 'event' },
-      { event: 'on_chat_model_stream', run_id: 7 },
-      { event: 'on_chat_model_stream', run_id: 'r1', data: { chunk: { content: 5 } } },
-      { event: 'on_chat_model_stream', run_id: 'r1', data: 'x' },
-      { event: 'on_future_thing', run_id: 'r1', data: {} },
-      hi,
-      end,
-    ]);
+    const events = decodeObjects(
+      [
+        start,
+        42,
+        { no: 'event' },
+        { event: 'on_chat_model_stream', run_id: 7 },
+        { event: 'on_chat_model_stream', run_id: 'r1', data: { chunk: { content: 5 } } },
+        { event: 'on_chat_model_stream', run_id: 'r1', data: 'x' },
+        { event: 'on_future_thing', run_id: 'r1', data: {} },
+        hi,
+        end,
+      ],
+      'langchain',
+    );
     const errors = ofType(events, 'error');
     assert.deepEqual(
       errors.map((e) => e.where),
@@ -462,14 +445,14 @@ describe('LangChain streamEvents decoder: bad input never throws and keeps what 
 
   test('content of the wrong type is a located error', () => {
     const bad = { ...hi, data: { chunk: { type: 'AIMessageChunk', content: 5 } } };
-    const events = decodeObjects([start, bad, hi, end]);
+    const events = decodeObjects([start, bad, hi, end], 'langchain');
     const err = ofType(events, 'error')[0];
     assert.deepEqual(err?.where, { line: 2, field: 'data.chunk.content', expected: 'string or array' });
     assert.equal(text(events), 'Hi');
   });
 
   test('a stream event for a run that never started: located error', () => {
-    const events = decodeObjects([start, { ...hi, run_id: 'ghost' }, hi, end]);
+    const events = decodeObjects([start, { ...hi, run_id: 'ghost' }, hi, end], 'langchain');
     const err = ofType(events, 'error')[0];
     assert.equal(err?.code, 'unknown_run');
     assert.deepEqual(err?.where, { line: 2, field: 'run_id', expected: 'the run_id of a started run' });
@@ -477,7 +460,7 @@ describe('LangChain streamEvents decoder: bad input never throws and keeps what 
   });
 
   test('truncated: open blocks closed, fatal error, run finishes with error', () => {
-    const events = decodeObjects([start, hi]);
+    const events = decodeObjects([start, hi], 'langchain');
     assert.equal(text(events), 'Hi');
     assert.deepEqual(
       events.slice(-4).map((e) => e.type),
@@ -496,7 +479,7 @@ describe('LangChain streamEvents decoder: bad input never throws and keeps what 
 
   test('an unknown content block type is raw, inside the message', () => {
     const odd = { ...hi, data: { chunk: { type: 'AIMessageChunk', content: [{ type: 'hologram', x: 1 }] } } };
-    const events = decodeObjects([start, odd, hi, end]);
+    const events = decodeObjects([start, odd, hi, end], 'langchain');
     const raw = ofType(events, 'raw')[0];
     assert.deepEqual(raw?.event, { type: 'hologram', x: 1 });
     assert.equal(text(events), 'Hi');

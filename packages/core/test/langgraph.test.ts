@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import type { CanonicalEvent } from '../src/index.ts';
 import { detectLangchain } from '../src/inputs/langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from '../src/inputs/langgraph.ts';
 import { validate } from '../src/schema.ts';
 import { officialMessage, oursMessage, summarizeMessage } from './fixtures/langchain/official.ts';
-import { decodeChunks, FIXTURES, ofType } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const RECORDED = `${FIXTURES}recorded/langchain/`;
@@ -24,16 +23,6 @@ const CAPTURES = [
 const name = (path: string) => path.split('/').at(-1) as string;
 
 const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'langgraph');
-
-function decodeObjects(values: unknown[]): CanonicalEvent[] {
-  const d = createLanggraphDecoder({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
 
 const lines = (path: string) =>
   readFileSync(path, 'utf8')
@@ -295,19 +284,7 @@ describe('LangGraph decoder: chunk boundaries', () => {
     test(`${name(file)}: the same bytes split at random points give identical events`, () => {
       const bytes = new Uint8Array(readFileSync(file));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 60 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 30, numRuns: 60 });
     });
   }
 });
@@ -356,16 +333,19 @@ describe('LangGraph decoder: bad input never throws and keeps what came before',
   });
 
   test('wrong shapes: located errors; unknown modes: raw', () => {
-    const events = decodeObjects([
-      hi,
-      { not: 'a tuple' },
-      [1, 2],
-      ['messages', 'x'],
-      ['messages', [{ nope: true }, {}]],
-      ['updates', 5],
-      ['telepathy', {}],
-      ['messages', [{ type: 'AIMessageChunk', id: 'a1', content: 7 }, meta]],
-    ]);
+    const events = decodeObjects(
+      [
+        hi,
+        { not: 'a tuple' },
+        [1, 2],
+        ['messages', 'x'],
+        ['messages', [{ nope: true }, {}]],
+        ['updates', 5],
+        ['telepathy', {}],
+        ['messages', [{ type: 'AIMessageChunk', id: 'a1', content: 7 }, meta]],
+      ],
+      'langgraph',
+    );
     assert.deepEqual(
       ofType(events, 'error').map((e) => e.where),
       [
@@ -383,7 +363,7 @@ describe('LangGraph decoder: bad input never throws and keeps what came before',
   });
 
   test('a stream cut mid-message: blocks and the step are closed, the run finishes', () => {
-    const events = decodeObjects([hi]);
+    const events = decodeObjects([hi], 'langgraph');
     assert.deepEqual(
       events.map((e) => e.type),
       ['run-start', 'step-start', 'text-start', 'text-delta', 'text-end', 'step-finish', 'run-finish'],
@@ -398,11 +378,14 @@ describe('LangGraph decoder: bad input never throws and keeps what came before',
   });
 
   test('custom writes: todos and status are recognised, the rest is custom', () => {
-    const events = decodeObjects([
-      ['custom', { type: 'todos', todos: [{ content: 'a', status: 'pending' }] }],
-      ['custom', { type: 'status', status: 'searching', message: 'Searching' }],
-      ['custom', { anything: 1 }],
-    ]);
+    const events = decodeObjects(
+      [
+        ['custom', { type: 'todos', todos: [{ content: 'a', status: 'pending' }] }],
+        ['custom', { type: 'status', status: 'searching', message: 'Searching' }],
+        ['custom', { anything: 1 }],
+      ],
+      'langgraph',
+    );
     assert.deepEqual(
       events.slice(1, -1).map((e) => e.type),
       ['todos', 'status', 'custom'],

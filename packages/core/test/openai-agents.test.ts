@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { type CanonicalEvent, framed } from '../src/index.ts';
-import { createOpenAIAgentsDecoder, detectOpenAIAgents } from '../src/inputs/openai-agents.ts';
+import { detectOpenAIAgents } from '../src/inputs/openai-agents.ts';
 import { createOpenAIResponsesDecoder } from '../src/inputs/openai-responses.ts';
 import { validate } from '../src/schema.ts';
-import { decodeChunks, FIXTURES, ofType } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 /** Real `run(agent, input, { stream: true })` streams of @openai/agents 0.20.0 (see the folder's README). */
@@ -15,16 +14,6 @@ const CAPTURES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl'));
 const read = (file: string) => readFileSync(DIR + file, 'utf8');
 
 const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'openai-agents');
-
-function decodeValues(values: unknown[]): CanonicalEvent[] {
-  const d = createOpenAIAgentsDecoder({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
 
 const types = (events: CanonicalEvent[]) => events.map((e) => e.type);
 const text = (events: CanonicalEvent[]) =>
@@ -192,48 +181,51 @@ describe('OpenAI Agents decoder: recorded runs', () => {
 
   test('run items without a model stream (another server, a filtered stream) are decoded from the items', () => {
     const agent = { name: 'Solo' };
-    const events = decodeValues([
-      {
-        type: 'run_item_stream_event',
-        name: 'tool_called',
-        item: {
-          type: 'tool_call_item',
-          agent,
-          rawItem: { type: 'function_call', id: 'fc_1', callId: 'c1', name: 'lookup', arguments: '{"q":"x"}', status: 'completed' },
-        },
-      },
-      {
-        type: 'run_item_stream_event',
-        name: 'tool_output',
-        item: {
-          type: 'tool_call_output_item',
-          agent,
-          rawItem: {
-            type: 'function_call_result',
-            name: 'lookup',
-            callId: 'c1',
-            status: 'completed',
-            output: { type: 'text', text: '[1,2]' },
-          },
-          output: '[1,2]',
-        },
-      },
-      {
-        type: 'run_item_stream_event',
-        name: 'message_output_created',
-        item: {
-          type: 'message_output_item',
-          agent,
-          rawItem: {
-            id: 'm1',
-            type: 'message',
-            role: 'assistant',
-            status: 'completed',
-            content: [{ type: 'output_text', text: 'Found 2.' }],
+    const events = decodeObjects(
+      [
+        {
+          type: 'run_item_stream_event',
+          name: 'tool_called',
+          item: {
+            type: 'tool_call_item',
+            agent,
+            rawItem: { type: 'function_call', id: 'fc_1', callId: 'c1', name: 'lookup', arguments: '{"q":"x"}', status: 'completed' },
           },
         },
-      },
-    ]);
+        {
+          type: 'run_item_stream_event',
+          name: 'tool_output',
+          item: {
+            type: 'tool_call_output_item',
+            agent,
+            rawItem: {
+              type: 'function_call_result',
+              name: 'lookup',
+              callId: 'c1',
+              status: 'completed',
+              output: { type: 'text', text: '[1,2]' },
+            },
+            output: '[1,2]',
+          },
+        },
+        {
+          type: 'run_item_stream_event',
+          name: 'message_output_created',
+          item: {
+            type: 'message_output_item',
+            agent,
+            rawItem: {
+              id: 'm1',
+              type: 'message',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: 'Found 2.' }],
+            },
+          },
+        },
+      ],
+      'openai-agents',
+    );
     assert.deepEqual(validate(events).issues, []);
     assert.deepEqual(ofType(events, 'tool-input-end')[0]?.input, { q: 'x' });
     assert.deepEqual(ofType(events, 'tool-output')[0]?.output, [1, 2]);
@@ -248,19 +240,7 @@ describe('OpenAI Agents decoder: chunk boundaries', () => {
     test(`${file}: the same bytes split at random boundaries give identical events`, () => {
       const bytes = new Uint8Array(Buffer.from(read(file)));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 100 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 40, numRuns: 100 });
     });
   }
 });
@@ -314,21 +294,24 @@ describe('OpenAI Agents decoder: bad input never throws and keeps what came befo
   });
 
   test('unknown events, bad values, non-JSON lines and bad nested Responses events: located', () => {
-    const events = decodeValues([
-      JSON.parse(lines[0] as string),
-      JSON.parse(lines[1] as string),
-      { type: 'run_future_event', x: 1 },
-      { type: 'raw_model_stream_event', data: 'nope' },
-      { type: 'run_item_stream_event', name: 'tool_output', item: { type: 'tool_call_output_item' } },
-      { type: 'run_item_stream_event', name: 'something_new', item: { type: 'x', rawItem: { a: 1 } } },
-      { type: 'agent_updated_stream_event', agent: {} },
-      {
-        type: 'raw_model_stream_event',
-        data: { type: 'model', event: { type: 'response.output_text.delta', output_index: 9, delta: 'x' } },
-        source: 'openai-responses',
-      },
-      [1, 2],
-    ]);
+    const events = decodeObjects(
+      [
+        JSON.parse(lines[0] as string),
+        JSON.parse(lines[1] as string),
+        { type: 'run_future_event', x: 1 },
+        { type: 'raw_model_stream_event', data: 'nope' },
+        { type: 'run_item_stream_event', name: 'tool_output', item: { type: 'tool_call_output_item' } },
+        { type: 'run_item_stream_event', name: 'something_new', item: { type: 'x', rawItem: { a: 1 } } },
+        { type: 'agent_updated_stream_event', agent: {} },
+        {
+          type: 'raw_model_stream_event',
+          data: { type: 'model', event: { type: 'response.output_text.delta', output_index: 9, delta: 'x' } },
+          source: 'openai-responses',
+        },
+        [1, 2],
+      ],
+      'openai-agents',
+    );
     const raws = ofType(events, 'raw');
     assert.deepEqual(
       raws.map((r) => [r.where?.line, r.reason]),

@@ -1,35 +1,19 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { chatCompletionOf } from '../../../test/support/openai-oracle.ts';
-import { type CanonicalEvent, createFramer, framed } from '../src/index.ts';
+import { type CanonicalEvent, createFramer } from '../src/index.ts';
 import { createOpenAIChatDecoder, detectOpenAIChat, openaiChatUsage } from '../src/inputs/openai-chat.ts';
 import { createOpenAISimpleDecoder, detectOpenAISimple } from '../src/inputs/openai-simple.ts';
 import { validate } from '../src/schema.ts';
-import { FIXTURES, fixture, types } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
-/** Decodes whole chunks (text or bytes) with deterministic ids and clock. */
-function decode(chunks: (string | Uint8Array)[], options: { maxLineLength?: number } = {}, simple = false): CanonicalEvent[] {
-  const d = (simple ? createOpenAISimpleDecoder : createOpenAIChatDecoder)({ runId: 'run', now: () => 0, ...options });
-  const m = framed(d, options);
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
-
-/** Decodes parsed objects, located by line. */
-function decodeValues(values: unknown[], simple = false): CanonicalEvent[] {
-  const d = (simple ? createOpenAISimpleDecoder : createOpenAIChatDecoder)({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
+/** The Chat Completions decoder (without the think wrapper of the `openai-chat` framework), or seed 000's simple OpenAI lines. */
+const chat = (simple: boolean) => (simple ? createOpenAISimpleDecoder : createOpenAIChatDecoder);
+const decode = (chunks: (string | Uint8Array)[], options: { maxLineLength?: number } = {}, simple = false) =>
+  decodeChunks(chunks, chat(simple), options);
+const decodeValues = (values: unknown[], simple = false) => decodeObjects(values, chat(simple));
 
 /** The parsed values of a fixture body (SSE or JSON lines), as the decoder sees them. */
 function inputsOf(bytes: Uint8Array): unknown[] {
@@ -260,19 +244,7 @@ describe('OpenAI Chat decoder: chunk boundaries', () => {
     test(`${name.split('/').pop()?.slice(0, 50)}: the same bytes split at random boundaries give identical events`, () => {
       const bytes = new Uint8Array(fixture(name));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let prev = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(prev, c));
-            prev = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 100 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 40, numRuns: 100 });
     });
   }
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
-import { type CanonicalEvent, framed } from '../src/index.ts';
+import type { CanonicalEvent } from '../src/index.ts';
 import { createOpenAIResponsesDecoder, detectOpenAIResponses, type OpenAIResponsesDecoderOptions } from '../src/inputs/openai-responses.ts';
 import { validate } from '../src/schema.ts';
-import { FIXTURES } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const RECORDED = `${FIXTURES}recorded/openai-responses/`;
@@ -26,23 +25,8 @@ const CAPTURES = [
 const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 const read = (path: string) => readFileSync(path);
 
-function decode(chunks: (string | Uint8Array)[], options: OpenAIResponsesDecoderOptions = {}): CanonicalEvent[] {
-  const m = framed(createOpenAIResponsesDecoder({ runId: 'run', now: () => 0, ...options }), options);
-  const out: CanonicalEvent[] = [];
-  for (const c of chunks) out.push(...m.push(c));
-  out.push(...m.end());
-  return out;
-}
-
-function decodeValues(values: unknown[]): CanonicalEvent[] {
-  const d = createOpenAIResponsesDecoder({ runId: 'run', now: () => 0 });
-  const out: CanonicalEvent[] = [];
-  values.forEach((v, i) => {
-    out.push(...d.push(v, { line: i + 1 }));
-  });
-  out.push(...d.end());
-  return out;
-}
+const decode = (chunks: (string | Uint8Array)[], options: OpenAIResponsesDecoderOptions = {}): CanonicalEvent[] =>
+  decodeChunks(chunks, (o) => createOpenAIResponsesDecoder({ ...o, ...options }));
 
 /** The parsed input values of a capture (SSE data payloads or JSON lines; unparsable ones skipped). */
 function inputsOf(text: string): Record<string, unknown>[] {
@@ -480,15 +464,24 @@ describe('OpenAI Responses decoder: item kinds', () => {
 
   test('refusal, incomplete (max_output_tokens, content_filter) and queued responses', () => {
     const message = (content: unknown[]) => ({ id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content });
-    const refusal = decodeValues([
-      { type: 'response.created', response: baseResponse('r1') },
-      { type: 'response.output_item.added', output_index: 0, item: { ...message([]), status: 'in_progress' } },
-      { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'refusal', refusal: '' } },
-      { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't help with that." },
-      { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't help with that." },
-      { type: 'response.output_item.done', output_index: 0, item: message([{ type: 'refusal', refusal: "I can't help with that." }]) },
-      { type: 'response.completed', response: baseResponse('r1', { status: 'completed' }) },
-    ]);
+    const refusal = decodeObjects(
+      [
+        { type: 'response.created', response: baseResponse('r1') },
+        { type: 'response.output_item.added', output_index: 0, item: { ...message([]), status: 'in_progress' } },
+        {
+          type: 'response.content_part.added',
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'refusal', refusal: '' },
+        },
+        { type: 'response.refusal.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: "I can't help with that." },
+        { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: "I can't help with that." },
+        { type: 'response.output_item.done', output_index: 0, item: message([{ type: 'refusal', refusal: "I can't help with that." }]) },
+        { type: 'response.completed', response: baseResponse('r1', { status: 'completed' }) },
+      ],
+      'openai-responses',
+    );
     assert.equal(text(refusal), "I can't help with that.");
     assert.deepEqual(ofType(refusal, 'text-start')[0]?.providerMetadata, { openai: { itemId: 'msg_1', refusal: true } });
     const refusalEnd = refusal.at(-1);
@@ -498,18 +491,21 @@ describe('OpenAI Responses decoder: item kinds', () => {
       ['max_output_tokens', 'length'],
       ['content_filter', 'content-filter'],
     ]) {
-      const events = decodeValues([
-        { type: 'response.queued', response: baseResponse('r2', { status: 'queued' }) },
-        { type: 'response.in_progress', response: baseResponse('r2') },
-        {
-          type: 'response.incomplete',
-          response: baseResponse('r2', {
-            status: 'incomplete',
-            incomplete_details: { reason },
-            usage: { input_tokens: 3, output_tokens: 9 },
-          }),
-        },
-      ]);
+      const events = decodeObjects(
+        [
+          { type: 'response.queued', response: baseResponse('r2', { status: 'queued' }) },
+          { type: 'response.in_progress', response: baseResponse('r2') },
+          {
+            type: 'response.incomplete',
+            response: baseResponse('r2', {
+              status: 'incomplete',
+              incomplete_details: { reason },
+              usage: { input_tokens: 3, output_tokens: 9 },
+            }),
+          },
+        ],
+        'openai-responses',
+      );
       const finish = events.at(-1);
       assert.ok(finish?.type === 'run-finish');
       assert.deepEqual([finish.finishReason, finish.rawFinishReason], [expected, reason]);
@@ -529,10 +525,13 @@ describe('OpenAI Responses decoder: item kinds', () => {
       status: 'completed',
       content: [{ type: 'output_text', text: 'late', annotations: [] }],
     };
-    const events = decodeValues([
-      { type: 'response.created', response: baseResponse('r3') },
-      { type: 'response.completed', response: baseResponse('r3', { status: 'completed', output: [item] }) },
-    ]);
+    const events = decodeObjects(
+      [
+        { type: 'response.created', response: baseResponse('r3') },
+        { type: 'response.completed', response: baseResponse('r3', { status: 'completed', output: [item] }) },
+      ],
+      'openai-responses',
+    );
     assert.equal(text(events), 'late');
     assert.deepEqual(validate(events).issues, []);
   });
@@ -549,19 +548,7 @@ describe('OpenAI Responses decoder: chunk boundaries', () => {
     test(`${name(path)}: the same bytes split at random boundaries give identical events`, () => {
       const bytes = new Uint8Array(read(path));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 40 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 150 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 40, numRuns: 150 });
     });
   }
 
@@ -649,7 +636,7 @@ describe('OpenAI Responses decoder: bad input never throws and keeps what came b
 
   test('an unknown event type becomes a raw event, untouched and located', () => {
     const odd = { type: 'response.future_feature', sequence_number: 3, payload: { x: 1 } };
-    const events = decodeValues([created, added, hello, odd]);
+    const events = decodeObjects([created, added, hello, odd], 'openai-responses');
     const raw = ofType(events, 'raw')[0];
     assert.deepEqual([raw?.event, raw?.source, raw?.where], [odd, 'openai-responses', { line: 4 }]);
     assert.match(raw?.reason ?? '', /unknown event type "response.future_feature"/);
@@ -658,7 +645,7 @@ describe('OpenAI Responses decoder: bad input never throws and keeps what came b
 
   test('a delta for an item that was never added: located error, nothing lost', () => {
     const stray = { ...hello, output_index: 5, item_id: 'msg_nope' };
-    const events = decodeValues([created, added, hello, stray]);
+    const events = decodeObjects([created, added, hello, stray], 'openai-responses');
     const err = ofType(events, 'error')[0];
     assert.deepEqual([err?.code, err?.fatal], ['unknown_item', false]);
     assert.deepEqual(err?.where, { line: 4, field: 'output_index', expected: 'the output_index of an open message item' });
@@ -667,16 +654,19 @@ describe('OpenAI Responses decoder: bad input never throws and keeps what came b
   });
 
   test('values of the wrong type: located errors', () => {
-    const events = decodeValues([
-      created,
-      42,
-      { no: 'type' },
-      { type: 'response.output_item.added', output_index: 'zero', item: {} },
-      { type: 'response.output_item.added', output_index: 0 },
-      added,
-      { ...hello, delta: 7 },
-      { type: 'response.created' },
-    ]);
+    const events = decodeObjects(
+      [
+        created,
+        42,
+        { no: 'type' },
+        { type: 'response.output_item.added', output_index: 'zero', item: {} },
+        { type: 'response.output_item.added', output_index: 0 },
+        added,
+        { ...hello, delta: 7 },
+        { type: 'response.created' },
+      ],
+      'openai-responses',
+    );
     assert.deepEqual(
       ofType(events, 'error').map((e) => e.where),
       [
@@ -695,7 +685,7 @@ describe('OpenAI Responses decoder: bad input never throws and keeps what came b
   test('a response without a terminal event followed by the next one: a located truncated error, that step ends with error', () => {
     const next = { type: 'response.created', sequence_number: 0, response: baseResponse('resp_y') };
     const done = { type: 'response.completed', sequence_number: 1, response: baseResponse('resp_y', { status: 'completed' }) };
-    const events = decodeValues([created, added, hello, next, done]);
+    const events = decodeObjects([created, added, hello, next, done], 'openai-responses');
     const err = ofType(events, 'error')[0];
     assert.deepEqual(
       [err?.code, err?.fatal, err?.where],
@@ -713,7 +703,10 @@ describe('OpenAI Responses decoder: bad input never throws and keeps what came b
   });
 
   test('an error event before any response: one fatal error, a finished run', () => {
-    const events = decodeValues([{ type: 'error', sequence_number: 0, code: 'rate_limit_exceeded', message: 'Slow down', param: null }]);
+    const events = decodeObjects(
+      [{ type: 'error', sequence_number: 0, code: 'rate_limit_exceeded', message: 'Slow down', param: null }],
+      'openai-responses',
+    );
     assert.deepEqual(types(events), ['run-start', 'error', 'run-finish']);
     const err = ofType(events, 'error')[0];
     assert.deepEqual([err?.code, err?.message, err?.fatal], ['rate_limit_exceeded', 'Slow down', true]);

@@ -8,13 +8,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { assembleChunks, assembleUIMessage, parseAiSdkSse, summarizeMessage } from '../../../test/support/ai-sdk-oracle.ts';
 import { type CanonicalEvent, createAiSdkEncoder, framed, pipe, sseFramer } from '../src/index.ts';
 import { detectClaudeAgentSdk } from '../src/inputs/claude-agent-sdk.ts';
 import { createSmolagentsDecoder, detectSmolagents } from '../src/inputs/smolagents.ts';
 import { validate } from '../src/schema.ts';
-import { decodeChunks, ofType } from './helpers.ts';
+import { assertSplitInvariant, decodeChunks, ofType } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
 const DIR = new URL('./fixtures/smolagents/', import.meta.url).pathname;
@@ -309,19 +308,7 @@ describe('smolagents decoder: chunk boundaries', () => {
     test(`${name}: the same bytes split at random points give identical events`, () => {
       const bytes = new Uint8Array(read(name));
       const whole = decode([bytes]);
-      fc.assert(
-        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 30 }), (cuts) => {
-          cuts.sort((a, b) => a - b);
-          const chunks: Uint8Array[] = [];
-          let last = 0;
-          for (const c of [...cuts, bytes.length]) {
-            chunks.push(bytes.subarray(last, c));
-            last = c;
-          }
-          assert.deepEqual(decode(chunks), whole);
-        }),
-        { numRuns: 60 },
-      );
+      assertSplitInvariant(bytes, (chunks) => decode(chunks), { expected: whole, maxCuts: 30, numRuns: 60 });
     });
   }
 });
