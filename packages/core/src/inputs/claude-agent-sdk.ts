@@ -17,7 +17,7 @@
  * - TodoWrite and TaskCreate/TaskUpdate tool calls become `todos` snapshots.
  */
 import { describe } from '../codec/framing.ts';
-import type { DecoderOptions, RunStartInit } from '../model/emitter.ts';
+import type { DecoderOptions, Emitter, RunStartInit } from '../model/emitter.ts';
 import type { CanonicalEvent, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
 import { todoStatus } from '../model/todos.ts';
 import { addUsage } from '../model/usage.ts';
@@ -84,87 +84,10 @@ interface Subagent {
   async: boolean;
 }
 
-/** Creates a decoder for the Claude Agent SDK `query()` message stream. */
-export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decoder {
-  const kit = new Kit(options, SOURCE);
-  const { out, error, raw } = kit;
-  const innerOptions: DecoderOptions = { runId: out.runId, now: () => 0 };
-  const agents = new Map<string, Agent>();
-  const subagents = new Map<string, Subagent>();
-  const toolNames = new Map<string, string>();
-  const toolInputs = new Map<string, Json>();
-  /** task_id → tool_use_id of the Agent call, from system/task_started. */
-  const taskIds = new Map<string, string>();
-  const stepIds = new Set<string>();
+/** The todo list: TodoWrite snapshots and Claude Code 2.1's TaskCreate / TaskUpdate, as `todos` events. */
+function todoList(out: Emitter, toolInputs: Map<string, Json>) {
   let todos: Todo[] = [];
   let todosSeen = false;
-  let sessionId: string | undefined;
-  let seen = 0;
-  let fatal = false;
-  /** The finish of the last result (the run finishes at the end of the input). */
-  let finished: { finishReason: FinishReason; rawFinishReason?: string } | undefined;
-  const results: JsonObject[] = [];
-  let runUsage: Usage | undefined;
-  /** System messages that came before system/init (hooks run first): decoded once the run has started. */
-  const held: [Record<string, unknown>, Location | undefined][] = [];
-
-  /** The envelope fields of an SDK message that have no canonical home (session_id only when it changes). */
-  function envelope(value: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
-    const meta = rest(value, ['type', ...known]);
-    if (meta && sessionId !== undefined && meta.session_id === sessionId) delete meta.session_id;
-    return meta && Object.keys(meta).length > 0 ? meta : undefined;
-  }
-
-  function newMeta(id: string): StepMeta {
-    return { id, messages: [], streamEventUuids: [], streamEvent: {}, streamEventOther: [], clientToolCalls: 0 };
-  }
-
-  function metaJson(m: StepMeta): JsonObject | undefined {
-    const o: JsonObject = {};
-    if (m.messages.length > 0) o.messages = m.messages;
-    if (m.streamEventUuids.length > 0) o.streamEventUuids = m.streamEventUuids;
-    if (Object.keys(m.streamEvent).length > 0) o.streamEvent = m.streamEvent;
-    if (m.streamEventOther.length > 0) o.streamEventOther = m.streamEventOther;
-    return Object.keys(o).length > 0 ? o : undefined;
-  }
-
-  function agentFor(parent: unknown, value: Record<string, unknown>): Agent {
-    const key = typeof parent === 'string' ? parent : '';
-    let a = agents.get(key);
-    if (!a) {
-      a = { inner: createAnthropicDecoder(innerOptions), streamed: new Set(), open: false };
-      if (key) a.subagentId = key;
-      agents.set(key, a);
-    }
-    if (key && !subagents.has(key)) {
-      // A subagent whose spawning call we never saw (or not an Agent/Task call): start it now.
-      startSubagent(key, str(value, 'subagent_type') ?? 'subagent', str(value, 'task_description'), undefined);
-    }
-    return a;
-  }
-
-  function startSubagent(id: string, name: string, task: string | undefined, parent: string | undefined): void {
-    if (subagents.has(id)) return;
-    subagents.set(id, { finished: false, async: false });
-    const e: EventInit = { type: 'subagent-start', subagentId: id, name, parentToolCallId: id };
-    if (task !== undefined) e.task = task;
-    if (parent !== undefined) e.parentSubagentId = parent;
-    out.emit(e);
-  }
-
-  function finishSubagent(id: string, result: string | undefined, failure: string | undefined): void {
-    const s = subagents.get(id);
-    if (!s || s.finished) return;
-    s.finished = true;
-    const a = agents.get(id);
-    if (a) closeAgent(a, false);
-    const e: EventInit = { type: 'subagent-finish', subagentId: id };
-    if (result !== undefined) e.result = result;
-    if (failure !== undefined) e.error = failure;
-    out.emit(e);
-  }
-
-  // -- todos ---------------------------------------------------------------------------------------
 
   function setTodos(next: Todo[], subagentId?: string): void {
     todos = next;
@@ -225,7 +148,79 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     }
   }
 
-  // -- the inner Anthropic decoders ------------------------------------------------------------------
+  return { todoWrite, taskTool };
+}
+
+/** What the agents' decoding shares with the rest of the decoder. */
+interface AgentsShared {
+  /** Step ids seen, run-wide. */
+  stepIds: Set<string>;
+  /** Tool call id → tool name, and → input, run-wide. */
+  toolNames: Map<string, string>;
+  toolInputs: Map<string, Json>;
+  /** A TodoWrite call's input became known. */
+  todoWrite: (input: JsonObject, subagentId?: string) => void;
+}
+
+/**
+ * The main agent and its subagents, each decoding its Anthropic messages with its own inner
+ * Anthropic decoder; their events are re-emitted on the SDK decoder's emitter (steps held until their
+ * tool results, locations rewritten to the SDK input, subagent ids stamped).
+ */
+function innerAgents(kit: Kit, { stepIds, toolNames, toolInputs, todoWrite }: AgentsShared) {
+  const { out, error } = kit;
+  const innerOptions: DecoderOptions = { runId: out.runId, now: () => 0 };
+  const agents = new Map<string, Agent>();
+  const subagents = new Map<string, Subagent>();
+
+  function newMeta(id: string): StepMeta {
+    return { id, messages: [], streamEventUuids: [], streamEvent: {}, streamEventOther: [], clientToolCalls: 0 };
+  }
+
+  function metaJson(m: StepMeta): JsonObject | undefined {
+    const o: JsonObject = {};
+    if (m.messages.length > 0) o.messages = m.messages;
+    if (m.streamEventUuids.length > 0) o.streamEventUuids = m.streamEventUuids;
+    if (Object.keys(m.streamEvent).length > 0) o.streamEvent = m.streamEvent;
+    if (m.streamEventOther.length > 0) o.streamEventOther = m.streamEventOther;
+    return Object.keys(o).length > 0 ? o : undefined;
+  }
+
+  function agentFor(parent: unknown, value: Record<string, unknown>): Agent {
+    const key = typeof parent === 'string' ? parent : '';
+    let a = agents.get(key);
+    if (!a) {
+      a = { inner: createAnthropicDecoder(innerOptions), streamed: new Set(), open: false };
+      if (key) a.subagentId = key;
+      agents.set(key, a);
+    }
+    if (key && !subagents.has(key)) {
+      // A subagent whose spawning call we never saw (or not an Agent/Task call): start it now.
+      startSubagent(key, str(value, 'subagent_type') ?? 'subagent', str(value, 'task_description'), undefined);
+    }
+    return a;
+  }
+
+  function startSubagent(id: string, name: string, task: string | undefined, parent: string | undefined): void {
+    if (subagents.has(id)) return;
+    subagents.set(id, { finished: false, async: false });
+    const e: EventInit = { type: 'subagent-start', subagentId: id, name, parentToolCallId: id };
+    if (task !== undefined) e.task = task;
+    if (parent !== undefined) e.parentSubagentId = parent;
+    out.emit(e);
+  }
+
+  function finishSubagent(id: string, result: string | undefined, failure: string | undefined): void {
+    const s = subagents.get(id);
+    if (!s || s.finished) return;
+    s.finished = true;
+    const a = agents.get(id);
+    if (a) closeAgent(a, false);
+    const e: EventInit = { type: 'subagent-finish', subagentId: id };
+    if (result !== undefined) e.result = result;
+    if (failure !== undefined) e.error = failure;
+    out.emit(e);
+  }
 
   function flushFinish(a: Agent): void {
     const p = a.pendingFinish;
@@ -343,6 +338,43 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     }
     flushFinish(a);
   }
+
+  return { agents, subagents, agentFor, startSubagent, finishSubagent, feed, closeSynthetic, closeAgent, newMeta };
+}
+
+/** Creates a decoder for the Claude Agent SDK `query()` message stream. */
+export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decoder {
+  const kit = new Kit(options, SOURCE);
+  const { out, error, raw } = kit;
+  const toolNames = new Map<string, string>();
+  const toolInputs = new Map<string, Json>();
+  /** task_id → tool_use_id of the Agent call, from system/task_started. */
+  const taskIds = new Map<string, string>();
+  const stepIds = new Set<string>();
+  let sessionId: string | undefined;
+  let seen = 0;
+  let fatal = false;
+  /** The finish of the last result (the run finishes at the end of the input). */
+  let finished: { finishReason: FinishReason; rawFinishReason?: string } | undefined;
+  const results: JsonObject[] = [];
+  let runUsage: Usage | undefined;
+  /** System messages that came before system/init (hooks run first): decoded once the run has started. */
+  const held: [Record<string, unknown>, Location | undefined][] = [];
+
+  /** The envelope fields of an SDK message that have no canonical home (session_id only when it changes). */
+  function envelope(value: Record<string, unknown>, known: readonly string[]): JsonObject | undefined {
+    const meta = rest(value, ['type', ...known]);
+    if (meta && sessionId !== undefined && meta.session_id === sessionId) delete meta.session_id;
+    return meta && Object.keys(meta).length > 0 ? meta : undefined;
+  }
+
+  const { todoWrite, taskTool } = todoList(out, toolInputs);
+  const { agents, subagents, agentFor, startSubagent, finishSubagent, feed, closeSynthetic, closeAgent, newMeta } = innerAgents(kit, {
+    stepIds,
+    toolNames,
+    toolInputs,
+    todoWrite,
+  });
 
   // -- SDK messages ----------------------------------------------------------------------------------
 
