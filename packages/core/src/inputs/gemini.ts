@@ -12,7 +12,7 @@
  * consecutive `thought: true` parts one reasoning block; anything else closes them.
  */
 import { describe } from '../codec/framing.ts';
-import type { DecoderOptions } from '../model/emitter.ts';
+import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
@@ -313,91 +313,17 @@ export function detectGemini(value: unknown): boolean {
   return isObject(value.toolCall) && Array.isArray(value.toolCall.functionCalls);
 }
 
-/** Creates a decoder for the Gemini generateContent stream (and Live API server messages). */
-export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
-  const kit = new Kit(options, { source: 'gemini', metaKey: 'google' });
-  const { out, error, raw } = kit;
-  let step: Step | undefined;
-  let stepCount = 0;
+/**
+ * The content of the open step: its text / thought block and its function calls (whole, or with
+ * arguments streaming as partialArgs), with the client calls still waiting for a response.
+ */
+function stepContent(kit: Kit, invalid: (where: Location, field: string, expected: string) => void) {
+  const { out, raw } = kit;
+  const google = (meta: JsonObject) => ({ google: meta });
   let block: Block | undefined;
   let call: StreamingCall | undefined;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
-  let fatal = false;
-  let blockedReason: string | undefined;
-  let seenValue = false;
-  let live = false;
   /** Client function calls without a functionResponse yet (responses may come in a later step). */
   const pendingCalls: { id: string; name: string }[] = [];
-
-  const google = (meta: JsonObject) => ({ google: meta });
-
-  /** A field below `where` (paths joined) holds the wrong thing. */
-  const invalid = (where: Location, field: string, expected: string) => kit.invalidAt(sub(where, field, expected), expected);
-
-  // --- steps ---------------------------------------------------------------------------------
-
-  function openStep(chunk: Obj, live: boolean): Step {
-    if (step) closeStep();
-    stepCount++;
-    const responseId = typeof chunk.responseId === 'string' && chunk.responseId ? chunk.responseId : undefined;
-    const id = responseId ?? (live ? `turn_${stepCount}` : `step_${stepCount}`);
-    const model = typeof chunk.modelVersion === 'string' ? chunk.modelVersion : undefined;
-    const meta: JsonObject = {};
-    if (typeof chunk.createTime === 'string') meta.createTime = chunk.createTime;
-    if (!out.started)
-      out.start({
-        ...(responseId ? { messageId: responseId } : {}),
-        ...(model ? { model } : {}),
-        ...(Object.keys(meta).length ? { providerMetadata: google(meta) } : {}),
-      });
-    step = {
-      id,
-      live,
-      counter: 0,
-      calls: 0,
-      hasClientCalls: false,
-      text: '',
-      meta: {},
-      seen: new Set(),
-      citationSources: [],
-      content: false,
-    };
-    if (responseId) step.responseId = responseId;
-    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
-    if (model) e.model = model;
-    if (Object.keys(meta).length) e.providerMetadata = google(meta);
-    out.emit(e);
-    return step;
-  }
-
-  function closeStep(reason?: FinishReason): void {
-    if (!step) return;
-    finishCall();
-    closeBlock();
-    const s = step;
-    step = undefined;
-    const finishReason = reason ?? (s.blocked ? 'content-filter' : geminiFinishReason(s.finishReason, s.hasClientCalls));
-    const rawReason = s.finishReason ?? s.blocked;
-    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
-    if (rawReason) e.rawFinishReason = rawReason;
-    if (s.usage) {
-      e.usage = geminiUsage(s.usage);
-      total = addUsage(total, e.usage);
-    }
-    if (s.citationSources.length) s.meta.citationMetadata = { citationSources: s.citationSources };
-    if (Object.keys(s.meta).length) e.providerMetadata = google(s.meta);
-    lastFinish = finishReason;
-    lastRawFinish = rawReason;
-    out.emit(e);
-  }
-
-  function ensureStep(chunk: Obj = {}, live = false): Step {
-    return step ?? openStep(chunk, live);
-  }
-
-  // --- blocks --------------------------------------------------------------------------------
 
   function closeBlock(): void {
     if (!block) return;
@@ -571,6 +497,214 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     toolOutput(id ?? callId(s, undefined), name, (r.response ?? null) as Json, Object.keys(meta).length ? meta : undefined, false);
   }
 
+  return {
+    /** The open text or thought block. */
+    get block() {
+      return block;
+    },
+    closeBlock,
+    text,
+    callId,
+    toolCall,
+    toolOutput,
+    finishCall,
+    functionCall,
+    functionResponse,
+  };
+}
+
+/** Grounding and citation metadata: sources, and citations on the open text block. */
+function grounding(out: Emitter, currentBlock: () => Block | undefined) {
+  const google = (meta: JsonObject) => ({ google: meta });
+
+  function sources(s: Step, gm: Obj): void {
+    if (!Array.isArray(gm.groundingChunks)) return;
+    for (const chunk of gm.groundingChunks) {
+      if (!isObject(chunk)) continue;
+      const src = sourceOf(chunk);
+      if (!src) continue;
+      const key = `source:${src.kind}:${src.url ?? ''}:${src.title ?? ''}:${src.filename ?? ''}`;
+      if (s.seen.has(key)) continue;
+      s.seen.add(key);
+      out.emit({ type: 'source', sourceId: `${s.id}:source-${s.counter++}`, ...src });
+    }
+  }
+
+  /** A grounding chunk as a source (web, image, maps, retrievedContext / file search). */
+  function sourceOf(chunk: Obj): Omit<Extract<EventInit, { type: 'source' }>, 'type' | 'sourceId'> | undefined {
+    const str = (o: Obj, k: string) => (typeof o[k] === 'string' && o[k] ? (o[k] as string) : undefined);
+    const withMeta = <T extends object>(src: T, o: Obj, known: string[]) => {
+      const meta = rest(o, known);
+      return meta ? { ...src, providerMetadata: google(meta) } : src;
+    };
+    if (isObject(chunk.web) && str(chunk.web, 'uri')) {
+      const title = str(chunk.web, 'title');
+      return withMeta({ kind: 'url' as const, url: str(chunk.web, 'uri'), ...(title ? { title } : {}) }, chunk.web, ['uri', 'title']);
+    }
+    if (isObject(chunk.image) && str(chunk.image, 'sourceUri')) {
+      const title = str(chunk.image, 'title');
+      return withMeta({ kind: 'url' as const, url: str(chunk.image, 'sourceUri'), ...(title ? { title } : {}) }, chunk.image, [
+        'sourceUri',
+        'title',
+      ]);
+    }
+    if (isObject(chunk.maps) && str(chunk.maps, 'uri')) {
+      const title = str(chunk.maps, 'title');
+      return withMeta({ kind: 'url' as const, url: str(chunk.maps, 'uri'), ...(title ? { title } : {}) }, chunk.maps, ['uri', 'title']);
+    }
+    if (isObject(chunk.retrievedContext)) {
+      const rc = chunk.retrievedContext;
+      const uri = str(rc, 'uri');
+      const title = str(rc, 'title');
+      if (uri && /^https?:\/\//.test(uri))
+        return withMeta({ kind: 'url' as const, url: uri, ...(title ? { title } : {}) }, rc, ['uri', 'title']);
+      const ref = uri ?? str(rc, 'fileSearchStore');
+      if (!ref) return undefined;
+      const filename = ref.split('/').pop();
+      return withMeta({ kind: 'document' as const, title: title ?? filename ?? ref, ...(filename ? { filename } : {}) }, rc, ['title']);
+    }
+    return undefined;
+  }
+
+  /** Citations from groundingSupports, on the open text block (offsets converted to characters). */
+  function supports(s: Step, gm: Obj): void {
+    const b = currentBlock();
+    if (b?.kind !== 'text' || !Array.isArray(gm.groundingSupports)) return;
+    const chunks = Array.isArray(gm.groundingChunks) ? gm.groundingChunks : [];
+    for (const support of gm.groundingSupports) {
+      if (!isObject(support)) continue;
+      const key = `support:${JSON.stringify(support)}`;
+      if (s.seen.has(key)) continue;
+      s.seen.add(key);
+      const seg = isObject(support.segment) ? support.segment : {};
+      const base: Citation = { kind: 'location', raw: support as Json };
+      if (typeof seg.text === 'string') base.citedText = seg.text;
+      if (typeof seg.endIndex === 'number') {
+        base.startIndex = charOffset(s.text, typeof seg.startIndex === 'number' ? seg.startIndex : 0);
+        base.endIndex = charOffset(s.text, seg.endIndex);
+      }
+      const indices = Array.isArray(support.groundingChunkIndices) ? support.groundingChunkIndices : [];
+      const targets = indices.map((i) => (typeof i === 'number' && isObject(chunks[i]) ? sourceOf(chunks[i] as Obj) : undefined));
+      if (targets.length === 0) targets.push(undefined);
+      for (const t of targets) {
+        const c: Citation = { ...base };
+        if (t) {
+          c.kind = t.kind;
+          if (t.url !== undefined) c.url = t.url;
+          if (t.title !== undefined) c.title = t.title;
+        }
+        out.emit({ type: 'citation', blockId: b.id, citation: c });
+      }
+    }
+  }
+
+  function citationMetadata(s: Step, cm: Obj): void {
+    if (!Array.isArray(cm.citationSources)) return;
+    for (const src of cm.citationSources) {
+      if (!isObject(src)) continue;
+      const key = `citation:${JSON.stringify(src)}`;
+      if (s.seen.has(key)) continue;
+      s.seen.add(key);
+      const b = currentBlock();
+      if (b?.kind !== 'text') {
+        s.citationSources.push(src as Json); // no text to attach it to: kept on step-finish
+        continue;
+      }
+      const c: Citation = { kind: typeof src.uri === 'string' ? 'url' : 'location', raw: src as Json };
+      if (typeof src.uri === 'string') c.url = src.uri;
+      if (typeof src.title === 'string') c.title = src.title;
+      if (typeof src.startIndex === 'number') c.startIndex = charOffset(s.text, src.startIndex);
+      if (typeof src.endIndex === 'number') c.endIndex = charOffset(s.text, src.endIndex);
+      out.emit({ type: 'citation', blockId: b.id, citation: c });
+    }
+  }
+
+  return { sources, supports, citationMetadata };
+}
+
+/** Creates a decoder for the Gemini generateContent stream (and Live API server messages). */
+export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
+  const kit = new Kit(options, { source: 'gemini', metaKey: 'google' });
+  const { out, error, raw } = kit;
+  let step: Step | undefined;
+  let stepCount = 0;
+  let total: Usage | undefined;
+  let lastFinish: FinishReason | undefined;
+  let lastRawFinish: string | undefined;
+  let fatal = false;
+  let blockedReason: string | undefined;
+  let seenValue = false;
+  let live = false;
+
+  const google = (meta: JsonObject) => ({ google: meta });
+
+  /** A field below `where` (paths joined) holds the wrong thing. */
+  const invalid = (where: Location, field: string, expected: string) => kit.invalidAt(sub(where, field, expected), expected);
+
+  // --- steps ---------------------------------------------------------------------------------
+
+  function openStep(chunk: Obj, live: boolean): Step {
+    if (step) closeStep();
+    stepCount++;
+    const responseId = typeof chunk.responseId === 'string' && chunk.responseId ? chunk.responseId : undefined;
+    const id = responseId ?? (live ? `turn_${stepCount}` : `step_${stepCount}`);
+    const model = typeof chunk.modelVersion === 'string' ? chunk.modelVersion : undefined;
+    const meta: JsonObject = {};
+    if (typeof chunk.createTime === 'string') meta.createTime = chunk.createTime;
+    if (!out.started)
+      out.start({
+        ...(responseId ? { messageId: responseId } : {}),
+        ...(model ? { model } : {}),
+        ...(Object.keys(meta).length ? { providerMetadata: google(meta) } : {}),
+      });
+    step = {
+      id,
+      live,
+      counter: 0,
+      calls: 0,
+      hasClientCalls: false,
+      text: '',
+      meta: {},
+      seen: new Set(),
+      citationSources: [],
+      content: false,
+    };
+    if (responseId) step.responseId = responseId;
+    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
+    if (model) e.model = model;
+    if (Object.keys(meta).length) e.providerMetadata = google(meta);
+    out.emit(e);
+    return step;
+  }
+
+  function closeStep(reason?: FinishReason): void {
+    if (!step) return;
+    finishCall();
+    closeBlock();
+    const s = step;
+    step = undefined;
+    const finishReason = reason ?? (s.blocked ? 'content-filter' : geminiFinishReason(s.finishReason, s.hasClientCalls));
+    const rawReason = s.finishReason ?? s.blocked;
+    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
+    if (rawReason) e.rawFinishReason = rawReason;
+    if (s.usage) {
+      e.usage = geminiUsage(s.usage);
+      total = addUsage(total, e.usage);
+    }
+    if (s.citationSources.length) s.meta.citationMetadata = { citationSources: s.citationSources };
+    if (Object.keys(s.meta).length) e.providerMetadata = google(s.meta);
+    lastFinish = finishReason;
+    lastRawFinish = rawReason;
+    out.emit(e);
+  }
+
+  function ensureStep(chunk: Obj = {}, live = false): Step {
+    return step ?? openStep(chunk, live);
+  }
+
+  const content = stepContent(kit, invalid);
+  const { closeBlock, text, callId, toolCall, toolOutput, finishCall, functionCall, functionResponse } = content;
+
   // --- parts ---------------------------------------------------------------------------------
 
   function part(s: Step, p: unknown, where: Location): void {
@@ -657,109 +791,7 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     if (!extra) raw(p, 'unknown part kind', where);
   }
 
-  // --- grounding -----------------------------------------------------------------------------
-
-  function sources(s: Step, gm: Obj): void {
-    if (!Array.isArray(gm.groundingChunks)) return;
-    for (const chunk of gm.groundingChunks) {
-      if (!isObject(chunk)) continue;
-      const src = sourceOf(chunk);
-      if (!src) continue;
-      const key = `source:${src.kind}:${src.url ?? ''}:${src.title ?? ''}:${src.filename ?? ''}`;
-      if (s.seen.has(key)) continue;
-      s.seen.add(key);
-      out.emit({ type: 'source', sourceId: `${s.id}:source-${s.counter++}`, ...src });
-    }
-  }
-
-  /** A grounding chunk as a source (web, image, maps, retrievedContext / file search). */
-  function sourceOf(chunk: Obj): Omit<Extract<EventInit, { type: 'source' }>, 'type' | 'sourceId'> | undefined {
-    const str = (o: Obj, k: string) => (typeof o[k] === 'string' && o[k] ? (o[k] as string) : undefined);
-    const withMeta = <T extends object>(src: T, o: Obj, known: string[]) => {
-      const meta = rest(o, known);
-      return meta ? { ...src, providerMetadata: google(meta) } : src;
-    };
-    if (isObject(chunk.web) && str(chunk.web, 'uri')) {
-      const title = str(chunk.web, 'title');
-      return withMeta({ kind: 'url' as const, url: str(chunk.web, 'uri'), ...(title ? { title } : {}) }, chunk.web, ['uri', 'title']);
-    }
-    if (isObject(chunk.image) && str(chunk.image, 'sourceUri')) {
-      const title = str(chunk.image, 'title');
-      return withMeta({ kind: 'url' as const, url: str(chunk.image, 'sourceUri'), ...(title ? { title } : {}) }, chunk.image, [
-        'sourceUri',
-        'title',
-      ]);
-    }
-    if (isObject(chunk.maps) && str(chunk.maps, 'uri')) {
-      const title = str(chunk.maps, 'title');
-      return withMeta({ kind: 'url' as const, url: str(chunk.maps, 'uri'), ...(title ? { title } : {}) }, chunk.maps, ['uri', 'title']);
-    }
-    if (isObject(chunk.retrievedContext)) {
-      const rc = chunk.retrievedContext;
-      const uri = str(rc, 'uri');
-      const title = str(rc, 'title');
-      if (uri && /^https?:\/\//.test(uri))
-        return withMeta({ kind: 'url' as const, url: uri, ...(title ? { title } : {}) }, rc, ['uri', 'title']);
-      const ref = uri ?? str(rc, 'fileSearchStore');
-      if (!ref) return undefined;
-      const filename = ref.split('/').pop();
-      return withMeta({ kind: 'document' as const, title: title ?? filename ?? ref, ...(filename ? { filename } : {}) }, rc, ['title']);
-    }
-    return undefined;
-  }
-
-  /** Citations from groundingSupports, on the open text block (offsets converted to characters). */
-  function supports(s: Step, gm: Obj): void {
-    const b = block;
-    if (b?.kind !== 'text' || !Array.isArray(gm.groundingSupports)) return;
-    const chunks = Array.isArray(gm.groundingChunks) ? gm.groundingChunks : [];
-    for (const support of gm.groundingSupports) {
-      if (!isObject(support)) continue;
-      const key = `support:${JSON.stringify(support)}`;
-      if (s.seen.has(key)) continue;
-      s.seen.add(key);
-      const seg = isObject(support.segment) ? support.segment : {};
-      const base: Citation = { kind: 'location', raw: support as Json };
-      if (typeof seg.text === 'string') base.citedText = seg.text;
-      if (typeof seg.endIndex === 'number') {
-        base.startIndex = charOffset(s.text, typeof seg.startIndex === 'number' ? seg.startIndex : 0);
-        base.endIndex = charOffset(s.text, seg.endIndex);
-      }
-      const indices = Array.isArray(support.groundingChunkIndices) ? support.groundingChunkIndices : [];
-      const targets = indices.map((i) => (typeof i === 'number' && isObject(chunks[i]) ? sourceOf(chunks[i] as Obj) : undefined));
-      if (targets.length === 0) targets.push(undefined);
-      for (const t of targets) {
-        const c: Citation = { ...base };
-        if (t) {
-          c.kind = t.kind;
-          if (t.url !== undefined) c.url = t.url;
-          if (t.title !== undefined) c.title = t.title;
-        }
-        out.emit({ type: 'citation', blockId: b.id, citation: c });
-      }
-    }
-  }
-
-  function citationMetadata(s: Step, cm: Obj): void {
-    if (!Array.isArray(cm.citationSources)) return;
-    for (const src of cm.citationSources) {
-      if (!isObject(src)) continue;
-      const key = `citation:${JSON.stringify(src)}`;
-      if (s.seen.has(key)) continue;
-      s.seen.add(key);
-      const b = block;
-      if (b?.kind !== 'text') {
-        s.citationSources.push(src as Json); // no text to attach it to: kept on step-finish
-        continue;
-      }
-      const c: Citation = { kind: typeof src.uri === 'string' ? 'url' : 'location', raw: src as Json };
-      if (typeof src.uri === 'string') c.url = src.uri;
-      if (typeof src.title === 'string') c.title = src.title;
-      if (typeof src.startIndex === 'number') c.startIndex = charOffset(s.text, src.startIndex);
-      if (typeof src.endIndex === 'number') c.endIndex = charOffset(s.text, src.endIndex);
-      out.emit({ type: 'citation', blockId: b.id, citation: c });
-    }
-  }
+  const { sources, supports, citationMetadata } = grounding(out, () => content.block);
 
   // --- chunks --------------------------------------------------------------------------------
 
