@@ -186,225 +186,26 @@ function replacedFields(added: Obj, done: Obj): JsonObject | undefined {
   return out;
 }
 
-/**
- * Creates the Responses step machine on an emitter. The caller owns the run: it starts the run
- * (or lets the first response start it) and emits run-finish.
- */
-export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions = {}): ResponsesCore {
-  const source = options.source ?? 'openai-responses';
-  const prefix = options.fieldPrefix ? `${options.fieldPrefix}.` : '';
-  const expandParallel = options.expandParallelToolCalls ?? true;
-  const usedBlocks = new Set<string>();
-  const usedSteps = new Set<string>();
-  const known = new Set<string>();
-  const tools = new Map<string, { toolName: string; providerExecuted: boolean }>();
-  const approvals = new Map<string, string>();
-  const sources = new Set<string>();
-  let step: StepState | undefined;
-  let held: EventInit | undefined;
-  let stepCount = 0;
-  let fatal = false;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+/** What the Responses core's pieces share: the kit, the run-wide registries and the open step. */
+interface CoreShared {
+  kit: Kit;
+  /** A field path under the core's field prefix. */
+  field: (f: string) => string;
+  /** Item and tool call ids seen (`output:<id>` once the output was). */
+  known: Set<string>;
+  /** Source keys emitted. */
+  sources: Set<string>;
+  tools: Map<string, { toolName: string; providerExecuted: boolean }>;
+  /** Approval request id → tool call id. */
+  approvals: Map<string, string>;
+  expandParallel: boolean;
+  uniqueBlock: (base: string) => string;
+  currentStep: () => StepState | undefined;
+}
 
-  const field = (f: string) => `${prefix}${f}`;
-  const kit = new Kit(out, { source, metaKey: PM });
-  const { error, raw } = kit;
-
-  /** A field of the event (under the core's field prefix) holds the wrong thing. */
-  const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
-
-  function uniqueBlock(base: string): string {
-    let id = base;
-    for (let n = 2; usedBlocks.has(id); n++) id = `${base}~${n}`;
-    usedBlocks.add(id);
-    return id;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Steps (one per response)
-  // ---------------------------------------------------------------------------------------------
-
-  function releaseStep(): void {
-    if (!held) return;
-    const e = held;
-    held = undefined;
-    out.emit(e);
-  }
-
-  function openStep(response: Obj | undefined, ev: Obj | undefined, where?: Location): StepState {
-    if (step) {
-      const loc = at(where, field('type'), 'a terminal event (response.completed, .incomplete or .failed) first');
-      error('truncated', `${describe(loc)}: response ${step.id} ended without a terminal event`, loc);
-      abortStep('error');
-    }
-    releaseStep();
-    stepCount++;
-    const responseId = response ? str(response, 'id') : undefined;
-    let id = responseId && !usedSteps.has(responseId) ? responseId : `step_${stepCount}`;
-    while (usedSteps.has(id)) id = `${id}_${stepCount}`;
-    usedSteps.add(id);
-    const model = response ? str(response, 'model') : undefined;
-    if (!out.started) out.start({ messageId: responseId ?? id, ...(model ? { model } : {}) });
-    step = {
-      id,
-      created: response ?? {},
-      items: new Map(),
-      byId: new Map(),
-      errorSeen: false,
-      hasFunctionCall: false,
-      hasRefusal: false,
-      gaps: [],
-      hostedToolSearch: [],
-      extraIndex: 0,
-    };
-    const meta: JsonObject = {};
-    if (responseId) meta.responseId = responseId;
-    if (ev && typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
-    if (response) {
-      const r = rest(response, ['id', 'model', ...(Array.isArray(response.output) && response.output.length === 0 ? ['output'] : [])]);
-      if (r) meta.response = r;
-    }
-    const extra = ev ? rest(ev, ['type', 'response', 'sequence_number']) : undefined;
-    if (extra) Object.assign(meta, extra);
-    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
-    if (model) e.model = model;
-    if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
-    options.decorateStepStart?.(e as EventOf<'step-start'>);
-    out.emit(e);
-    return step;
-  }
-
-  function ensureStep(where?: Location): StepState {
-    return step ?? openStep(undefined, undefined, where);
-  }
-
-  /** Closes every item of the step that did not get its output_item.done. */
-  function closeItems(s: StepState): void {
-    for (const item of [...s.items.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
-      if (!item.done) finishItem(s, item, undefined);
-    }
-  }
-
-  function abortStep(reason: FinishReason): void {
-    if (!step) return;
-    const s = step;
-    closeItems(s);
-    step = undefined;
-    lastFinish = reason;
-    lastRawFinish = undefined;
-    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason: reason };
-    options.decorateStepFinish?.(e as EventOf<'step-finish'>);
-    out.emit(e);
-  }
-
-  /**
-   * Matches the final `response.output` to the streamed items (by id, else by type in order): the
-   * entries that never streamed, and the fields of streamed ones that the final response changed.
-   */
-  function matchOutput(s: StepState, output: unknown[]): { unseen: Obj[]; changed: JsonObject[] } {
-    const streamed = [...s.items.values()].sort((a, b) => a.outputIndex - b.outputIndex);
-    const matched = new Map<ItemState, [number, Obj]>();
-    const pending: [number, Obj][] = [];
-    output.forEach((o, i) => {
-      if (!isObject(o)) return;
-      const byId = typeof o.id === 'string' ? s.byId.get(o.id) : undefined;
-      if (byId && !matched.has(byId)) matched.set(byId, [i, o]);
-      else pending.push([i, o]);
-    });
-    const unseen: Obj[] = [];
-    let cursor = 0;
-    for (const [i, o] of pending) {
-      let found: ItemState | undefined;
-      for (let j = cursor; j < streamed.length; j++) {
-        const cand = streamed[j] as ItemState;
-        if (!matched.has(cand) && cand.type === o.type) {
-          found = cand;
-          cursor = j + 1;
-          break;
-        }
-      }
-      if (found) matched.set(found, [i, o]);
-      else unseen.push(o);
-    }
-    const changed: JsonObject[] = [];
-    for (const [state, [i, o]] of matched) {
-      if (!state.final) continue;
-      const diff: JsonObject = {};
-      for (const k in o) if (!sameJson(o[k], state.final[k])) diff[k] = o[k] as Json;
-      if (Object.keys(diff).length > 0) changed.push({ outputIndex: i, ...diff });
-    }
-    return { unseen, changed };
-  }
-
-  function finishStep(ev: Obj, kind: 'completed' | 'incomplete' | 'failed', where?: Location): void {
-    const response = isObject(ev.response) ? ev.response : undefined;
-    if (!response) return invalid(where, 'response', 'an object');
-    const s = step ?? openStep(response, undefined, where);
-    let outputChanges: JsonObject[] = [];
-    if (Array.isArray(response.output)) {
-      const { unseen, changed } = matchOutput(s, response.output);
-      outputChanges = changed;
-      for (const o of unseen) {
-        // Not streamed (a proxy may send whole items only in the final response): decode it whole.
-        const index = 100000 + s.extraIndex++;
-        itemAdded(s, index, o, where);
-        itemDone(s, index, o, where);
-      }
-    }
-    closeItems(s);
-    const details = isObject(response.incomplete_details) ? response.incomplete_details : undefined;
-    const reason = details?.reason;
-    if (kind === 'failed') {
-      if (!s.errorSeen) {
-        const err = isObject(response.error) ? response.error : {};
-        const code = str(err, 'code') ?? str(err, 'type') ?? 'response_failed';
-        const message = str(err, 'message') ?? `response ${s.id} failed`;
-        const meta: JsonObject = rest(err, ['code', 'message']) ?? {};
-        if (typeof response.id === 'string') meta.responseId = response.id;
-        error(code, message, where, true, meta);
-      }
-      fatal = true;
-    }
-    const finishReason: FinishReason =
-      kind === 'failed' && (reason === undefined || reason === null)
-        ? 'error'
-        : openaiResponsesFinishReason(reason, s.hasFunctionCall, s.hasRefusal);
-    const rawFinish = typeof reason === 'string' ? reason : str(response, 'status');
-    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
-    if (rawFinish) e.rawFinishReason = rawFinish;
-    if (isObject(response.usage)) {
-      e.usage = openaiResponsesUsage(response.usage);
-      total = addUsage(total, e.usage);
-    }
-    const meta: JsonObject = {};
-    if (typeof response.id === 'string') meta.responseId = response.id;
-    if (typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
-    if (s.gaps.length > 0) meta.sequenceGaps = s.gaps;
-    // Output items whose final form differs from what streamed (e.g. re-encrypted reasoning).
-    if (outputChanges.length > 0) meta.outputChanges = outputChanges;
-    // The fields that changed since response.created (status, completed_at, error, service_tier, …).
-    const changed: JsonObject = {};
-    for (const k in response) {
-      if (k === 'id' || k === 'output' || k === 'usage' || response[k] === undefined) continue;
-      if (!sameJson(response[k], s.created[k])) changed[k] = response[k] as Json;
-    }
-    if (Object.keys(changed).length > 0) meta.response = changed;
-    const extra = rest(ev, ['type', 'response', 'sequence_number']);
-    if (extra) Object.assign(meta, extra);
-    if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
-    step = undefined;
-    lastFinish = finishReason;
-    lastRawFinish = rawFinish;
-    options.decorateStepFinish?.(e as EventOf<'step-finish'>);
-    if (options.holdStepFinish) held = e;
-    else out.emit(e);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Items
-  // ---------------------------------------------------------------------------------------------
+/** The parts of output items: tool calls (streamed input, outputs), text (annotations), reasoning. */
+function responsesParts({ kit, field, known, sources, tools, uniqueBlock, currentStep }: CoreShared) {
+  const { out, error, raw } = kit;
 
   function newItem(s: StepState, index: number, item: Obj): ItemState {
     const id = str(item, 'id');
@@ -427,7 +228,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   }
 
   function findItem(ev: Obj, where: Location | undefined, expected: string): ItemState | undefined {
-    const s = step;
+    const s = currentStep();
     let item: ItemState | undefined;
     if (s && typeof ev.output_index === 'number') item = s.items.get(ev.output_index);
     if (!item && s && typeof ev.item_id === 'string') item = s.byId.get(ev.item_id);
@@ -717,6 +518,52 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     if (final) Object.assign(meta, final);
     out.emit({ type: 'reasoning-end', blockId: part.blockId, providerMetadata: { [PM]: meta } });
   }
+
+  return {
+    newItem,
+    findItem,
+    registerTool,
+    toolStart,
+    toolDelta,
+    toolRaw,
+    reconcile,
+    toolEnd,
+    expandBuffered,
+    toolOutput,
+    emitSource,
+    textPart,
+    textDelta,
+    annotation,
+    closeText,
+    reasoningOpen,
+    reasoningPart,
+    reasoningDelta,
+    reasoningClose,
+  };
+}
+
+/** output_item.added / .done: an item opens its parts, and closes them with the final item. */
+function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: CoreShared, parts: ReturnType<typeof responsesParts>) {
+  const { out, raw } = kit;
+  const {
+    newItem,
+    registerTool,
+    toolStart,
+    toolDelta,
+    toolRaw,
+    reconcile,
+    toolEnd,
+    toolOutput,
+    emitSource,
+    textPart,
+    textDelta,
+    annotation,
+    closeText,
+    reasoningOpen,
+    reasoningPart,
+    reasoningDelta,
+    reasoningClose,
+  } = parts;
 
   // Added / done ----------------------------------------------------------------------------------
 
@@ -1092,69 +939,30 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Events
-  // ---------------------------------------------------------------------------------------------
+  return { itemAdded, itemDone, finishItem };
+}
 
-  const TOOL_PROGRESS =
-    /^response\.([a-z_]+_call|mcp_list_tools)\.(in_progress|searching|interpreting|generating|completed|failed|incomplete)$/;
+/** The events inside an output item: content parts, text and refusal, annotations, reasoning, tool input. */
+function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: ReturnType<typeof responsesParts>) {
+  const { raw } = kit;
+  const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
+  const {
+    findItem,
+    textPart,
+    textDelta,
+    annotation,
+    reasoningPart,
+    reasoningDelta,
+    reasoningClose,
+    reconcile,
+    toolDelta,
+    toolRaw,
+    toolOutput,
+  } = parts;
 
-  /** sequence_number is contiguous within a response: gaps (events lost upstream) are kept on the step-finish. */
-  function checkSequence(ev: Obj): void {
-    const n = ev.sequence_number;
-    if (typeof n !== 'number' || !step) return;
-    if (step.nextSeq !== undefined && n !== step.nextSeq) step.gaps.push({ expected: step.nextSeq, got: n });
-    step.nextSeq = n + 1;
-  }
-
-  function handle(ev: Obj, where?: Location): void {
-    const type = ev.type;
-    if (typeof type !== 'string') return invalid(where, 'type', 'a string event type');
-    if (type === 'response.created') {
-      if (!isObject(ev.response)) return invalid(where, 'response', 'an object');
-      openStep(ev.response, ev, where);
-      if (step && typeof ev.sequence_number === 'number') step.nextSeq = ev.sequence_number + 1;
-      return;
-    }
-    checkSequence(ev);
+  function itemEvent(ev: Obj, type: string, where?: Location): void {
+    const step = currentStep();
     switch (type) {
-      case 'response.queued':
-      case 'response.in_progress': {
-        if (!step) {
-          if (!isObject(ev.response)) return invalid(where, 'response', 'an object');
-          openStep(ev.response, ev, where);
-          if (step && typeof ev.sequence_number === 'number') (step as StepState).nextSeq = ev.sequence_number + 1;
-        }
-        out.emit({ type: 'status', status: type === 'response.queued' ? 'queued' : 'in_progress' });
-        return;
-      }
-      case 'response.completed':
-        return finishStep(ev, 'completed', where);
-      case 'response.incomplete':
-        return finishStep(ev, 'incomplete', where);
-      case 'response.failed':
-        return finishStep(ev, 'failed', where);
-      case 'error': {
-        // A bare error event; response.failed follows with the same error (reported once).
-        const err = isObject(ev.error) ? ev.error : ev;
-        const code = str(err, 'code') ?? str(err, 'type') ?? 'error';
-        const message = str(err, 'message') ?? 'OpenAI Responses stream error';
-        const meta = rest(ev, ['type', 'error', 'code', 'message', 'sequence_number']) ?? {};
-        if (err !== ev) Object.assign(meta, rest(err, ['code', 'message']));
-        if (step) step.errorSeen = true;
-        fatal = true;
-        return error(code, message, where, true, Object.keys(meta).length > 0 ? meta : undefined);
-      }
-      case 'response.output_item.added':
-      case 'response.output_item.done': {
-        if (typeof ev.output_index !== 'number') return invalid(where, 'output_index', 'an integer output index');
-        if (!isObject(ev.item) || typeof ev.item.type !== 'string')
-          return invalid(where, 'item', 'an output item object with a string "type"');
-        const s = ensureStep(where);
-        return type === 'response.output_item.added'
-          ? itemAdded(s, ev.output_index, ev.item, where)
-          : itemDone(s, ev.output_index, ev.item, where);
-      }
       case 'response.content_part.added':
       case 'response.content_part.done': {
         const item = findItem(ev, where, 'message or reasoning');
@@ -1292,6 +1100,328 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
         // Previews of what the shell item holds whole at output_item.done.
         if (!findItem(ev, where, 'shell')) return;
         return;
+    }
+  }
+
+  return itemEvent;
+}
+
+/**
+ * Creates the Responses step machine on an emitter. The caller owns the run: it starts the run
+ * (or lets the first response start it) and emits run-finish.
+ */
+export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions = {}): ResponsesCore {
+  const source = options.source ?? 'openai-responses';
+  const prefix = options.fieldPrefix ? `${options.fieldPrefix}.` : '';
+  const expandParallel = options.expandParallelToolCalls ?? true;
+  const usedBlocks = new Set<string>();
+  const usedSteps = new Set<string>();
+  const known = new Set<string>();
+  const tools = new Map<string, { toolName: string; providerExecuted: boolean }>();
+  const approvals = new Map<string, string>();
+  const sources = new Set<string>();
+  let step: StepState | undefined;
+  let held: EventInit | undefined;
+  let stepCount = 0;
+  let fatal = false;
+  let total: Usage | undefined;
+  let lastFinish: FinishReason | undefined;
+  let lastRawFinish: string | undefined;
+
+  const field = (f: string) => `${prefix}${f}`;
+  const kit = new Kit(out, { source, metaKey: PM });
+  const { error, raw } = kit;
+
+  /** A field of the event (under the core's field prefix) holds the wrong thing. */
+  const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
+
+  function uniqueBlock(base: string): string {
+    let id = base;
+    for (let n = 2; usedBlocks.has(id); n++) id = `${base}~${n}`;
+    usedBlocks.add(id);
+    return id;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Steps (one per response)
+  // ---------------------------------------------------------------------------------------------
+
+  function releaseStep(): void {
+    if (!held) return;
+    const e = held;
+    held = undefined;
+    out.emit(e);
+  }
+
+  function openStep(response: Obj | undefined, ev: Obj | undefined, where?: Location): StepState {
+    if (step) {
+      const loc = at(where, field('type'), 'a terminal event (response.completed, .incomplete or .failed) first');
+      error('truncated', `${describe(loc)}: response ${step.id} ended without a terminal event`, loc);
+      abortStep('error');
+    }
+    releaseStep();
+    stepCount++;
+    const responseId = response ? str(response, 'id') : undefined;
+    let id = responseId && !usedSteps.has(responseId) ? responseId : `step_${stepCount}`;
+    while (usedSteps.has(id)) id = `${id}_${stepCount}`;
+    usedSteps.add(id);
+    const model = response ? str(response, 'model') : undefined;
+    if (!out.started) out.start({ messageId: responseId ?? id, ...(model ? { model } : {}) });
+    step = {
+      id,
+      created: response ?? {},
+      items: new Map(),
+      byId: new Map(),
+      errorSeen: false,
+      hasFunctionCall: false,
+      hasRefusal: false,
+      gaps: [],
+      hostedToolSearch: [],
+      extraIndex: 0,
+    };
+    const meta: JsonObject = {};
+    if (responseId) meta.responseId = responseId;
+    if (ev && typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
+    if (response) {
+      const r = rest(response, ['id', 'model', ...(Array.isArray(response.output) && response.output.length === 0 ? ['output'] : [])]);
+      if (r) meta.response = r;
+    }
+    const extra = ev ? rest(ev, ['type', 'response', 'sequence_number']) : undefined;
+    if (extra) Object.assign(meta, extra);
+    const e: EventInit = { type: 'step-start', stepId: id, kind: 'model' };
+    if (model) e.model = model;
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
+    options.decorateStepStart?.(e as EventOf<'step-start'>);
+    out.emit(e);
+    return step;
+  }
+
+  function ensureStep(where?: Location): StepState {
+    return step ?? openStep(undefined, undefined, where);
+  }
+
+  /** Closes every item of the step that did not get its output_item.done. */
+  function closeItems(s: StepState): void {
+    for (const item of [...s.items.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
+      if (!item.done) finishItem(s, item, undefined);
+    }
+  }
+
+  function abortStep(reason: FinishReason): void {
+    if (!step) return;
+    const s = step;
+    closeItems(s);
+    step = undefined;
+    lastFinish = reason;
+    lastRawFinish = undefined;
+    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason: reason };
+    options.decorateStepFinish?.(e as EventOf<'step-finish'>);
+    out.emit(e);
+  }
+
+  /**
+   * Matches the final `response.output` to the streamed items (by id, else by type in order): the
+   * entries that never streamed, and the fields of streamed ones that the final response changed.
+   */
+  function matchOutput(s: StepState, output: unknown[]): { unseen: Obj[]; changed: JsonObject[] } {
+    const streamed = [...s.items.values()].sort((a, b) => a.outputIndex - b.outputIndex);
+    const matched = new Map<ItemState, [number, Obj]>();
+    const pending: [number, Obj][] = [];
+    output.forEach((o, i) => {
+      if (!isObject(o)) return;
+      const byId = typeof o.id === 'string' ? s.byId.get(o.id) : undefined;
+      if (byId && !matched.has(byId)) matched.set(byId, [i, o]);
+      else pending.push([i, o]);
+    });
+    const unseen: Obj[] = [];
+    let cursor = 0;
+    for (const [i, o] of pending) {
+      let found: ItemState | undefined;
+      for (let j = cursor; j < streamed.length; j++) {
+        const cand = streamed[j] as ItemState;
+        if (!matched.has(cand) && cand.type === o.type) {
+          found = cand;
+          cursor = j + 1;
+          break;
+        }
+      }
+      if (found) matched.set(found, [i, o]);
+      else unseen.push(o);
+    }
+    const changed: JsonObject[] = [];
+    for (const [state, [i, o]] of matched) {
+      if (!state.final) continue;
+      const diff: JsonObject = {};
+      for (const k in o) if (!sameJson(o[k], state.final[k])) diff[k] = o[k] as Json;
+      if (Object.keys(diff).length > 0) changed.push({ outputIndex: i, ...diff });
+    }
+    return { unseen, changed };
+  }
+
+  function finishStep(ev: Obj, kind: 'completed' | 'incomplete' | 'failed', where?: Location): void {
+    const response = isObject(ev.response) ? ev.response : undefined;
+    if (!response) return invalid(where, 'response', 'an object');
+    const s = step ?? openStep(response, undefined, where);
+    let outputChanges: JsonObject[] = [];
+    if (Array.isArray(response.output)) {
+      const { unseen, changed } = matchOutput(s, response.output);
+      outputChanges = changed;
+      for (const o of unseen) {
+        // Not streamed (a proxy may send whole items only in the final response): decode it whole.
+        const index = 100000 + s.extraIndex++;
+        itemAdded(s, index, o, where);
+        itemDone(s, index, o, where);
+      }
+    }
+    closeItems(s);
+    const details = isObject(response.incomplete_details) ? response.incomplete_details : undefined;
+    const reason = details?.reason;
+    if (kind === 'failed') {
+      if (!s.errorSeen) {
+        const err = isObject(response.error) ? response.error : {};
+        const code = str(err, 'code') ?? str(err, 'type') ?? 'response_failed';
+        const message = str(err, 'message') ?? `response ${s.id} failed`;
+        const meta: JsonObject = rest(err, ['code', 'message']) ?? {};
+        if (typeof response.id === 'string') meta.responseId = response.id;
+        error(code, message, where, true, meta);
+      }
+      fatal = true;
+    }
+    const finishReason: FinishReason =
+      kind === 'failed' && (reason === undefined || reason === null)
+        ? 'error'
+        : openaiResponsesFinishReason(reason, s.hasFunctionCall, s.hasRefusal);
+    const rawFinish = typeof reason === 'string' ? reason : str(response, 'status');
+    const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
+    if (rawFinish) e.rawFinishReason = rawFinish;
+    if (isObject(response.usage)) {
+      e.usage = openaiResponsesUsage(response.usage);
+      total = addUsage(total, e.usage);
+    }
+    const meta: JsonObject = {};
+    if (typeof response.id === 'string') meta.responseId = response.id;
+    if (typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
+    if (s.gaps.length > 0) meta.sequenceGaps = s.gaps;
+    // Output items whose final form differs from what streamed (e.g. re-encrypted reasoning).
+    if (outputChanges.length > 0) meta.outputChanges = outputChanges;
+    // The fields that changed since response.created (status, completed_at, error, service_tier, …).
+    const changed: JsonObject = {};
+    for (const k in response) {
+      if (k === 'id' || k === 'output' || k === 'usage' || response[k] === undefined) continue;
+      if (!sameJson(response[k], s.created[k])) changed[k] = response[k] as Json;
+    }
+    if (Object.keys(changed).length > 0) meta.response = changed;
+    const extra = rest(ev, ['type', 'response', 'sequence_number']);
+    if (extra) Object.assign(meta, extra);
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
+    step = undefined;
+    lastFinish = finishReason;
+    lastRawFinish = rawFinish;
+    options.decorateStepFinish?.(e as EventOf<'step-finish'>);
+    if (options.holdStepFinish) held = e;
+    else out.emit(e);
+  }
+
+  // Items: their parts (tools, text, reasoning) and their added / done events, in their own factories.
+  const shared: CoreShared = { kit, field, known, sources, tools, approvals, expandParallel, uniqueBlock, currentStep: () => step };
+  const parts = responsesParts(shared);
+  const { itemAdded, itemDone, finishItem } = responsesItems(shared, parts);
+  const itemEvent = responsesItemEvents(shared, parts);
+
+  // ---------------------------------------------------------------------------------------------
+  // Events
+  // ---------------------------------------------------------------------------------------------
+
+  const TOOL_PROGRESS =
+    /^response\.([a-z_]+_call|mcp_list_tools)\.(in_progress|searching|interpreting|generating|completed|failed|incomplete)$/;
+
+  /** sequence_number is contiguous within a response: gaps (events lost upstream) are kept on the step-finish. */
+  function checkSequence(ev: Obj): void {
+    const n = ev.sequence_number;
+    if (typeof n !== 'number' || !step) return;
+    if (step.nextSeq !== undefined && n !== step.nextSeq) step.gaps.push({ expected: step.nextSeq, got: n });
+    step.nextSeq = n + 1;
+  }
+
+  function handle(ev: Obj, where?: Location): void {
+    const type = ev.type;
+    if (typeof type !== 'string') return invalid(where, 'type', 'a string event type');
+    if (type === 'response.created') {
+      if (!isObject(ev.response)) return invalid(where, 'response', 'an object');
+      openStep(ev.response, ev, where);
+      if (step && typeof ev.sequence_number === 'number') step.nextSeq = ev.sequence_number + 1;
+      return;
+    }
+    checkSequence(ev);
+    switch (type) {
+      case 'response.queued':
+      case 'response.in_progress': {
+        if (!step) {
+          if (!isObject(ev.response)) return invalid(where, 'response', 'an object');
+          openStep(ev.response, ev, where);
+          if (step && typeof ev.sequence_number === 'number') (step as StepState).nextSeq = ev.sequence_number + 1;
+        }
+        out.emit({ type: 'status', status: type === 'response.queued' ? 'queued' : 'in_progress' });
+        return;
+      }
+      case 'response.completed':
+        return finishStep(ev, 'completed', where);
+      case 'response.incomplete':
+        return finishStep(ev, 'incomplete', where);
+      case 'response.failed':
+        return finishStep(ev, 'failed', where);
+      case 'error': {
+        // A bare error event; response.failed follows with the same error (reported once).
+        const err = isObject(ev.error) ? ev.error : ev;
+        const code = str(err, 'code') ?? str(err, 'type') ?? 'error';
+        const message = str(err, 'message') ?? 'OpenAI Responses stream error';
+        const meta = rest(ev, ['type', 'error', 'code', 'message', 'sequence_number']) ?? {};
+        if (err !== ev) Object.assign(meta, rest(err, ['code', 'message']));
+        if (step) step.errorSeen = true;
+        fatal = true;
+        return error(code, message, where, true, Object.keys(meta).length > 0 ? meta : undefined);
+      }
+      case 'response.output_item.added':
+      case 'response.output_item.done': {
+        if (typeof ev.output_index !== 'number') return invalid(where, 'output_index', 'an integer output index');
+        if (!isObject(ev.item) || typeof ev.item.type !== 'string')
+          return invalid(where, 'item', 'an output item object with a string "type"');
+        const s = ensureStep(where);
+        return type === 'response.output_item.added'
+          ? itemAdded(s, ev.output_index, ev.item, where)
+          : itemDone(s, ev.output_index, ev.item, where);
+      }
+
+      case 'response.content_part.added':
+      case 'response.content_part.done':
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+      case 'response.output_text.done':
+      case 'response.refusal.done':
+      case 'response.output_text.annotation.added':
+      case 'response.reasoning_summary_part.added':
+      case 'response.reasoning_summary_part.done':
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_summary_text.done':
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_text.done':
+      case 'response.function_call_arguments.delta':
+      case 'response.function_call_arguments.done':
+      case 'response.custom_tool_call_input.delta':
+      case 'response.custom_tool_call_input.done':
+      case 'response.mcp_call_arguments.delta':
+      case 'response.mcp_call_arguments.done':
+      case 'response.code_interpreter_call_code.delta':
+      case 'response.code_interpreter_call_code.done':
+      case 'response.apply_patch_call_operation_diff.delta':
+      case 'response.apply_patch_call_operation_diff.done':
+      case 'response.image_generation_call.partial_image':
+      case 'response.shell_call_command.added':
+      case 'response.shell_call_command.delta':
+      case 'response.shell_call_command.done':
+      case 'response.shell_call_output_content.delta':
+      case 'response.shell_call_output_content.done':
+        return itemEvent(ev, type, where);
       default: {
         const m = TOOL_PROGRESS.exec(type);
         if (m) {
