@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type CanonicalEvent, type Decoder, type DecoderOptions, detectFramework } from '../src/index.ts';
 import { createGeminiDecoder, detectGemini } from '../src/inputs/gemini.ts';
-import { createGeminiInteractionsDecoder, detectGeminiInteractions } from '../src/inputs/gemini-interactions.ts';
+import { createGeminiInteractionsDecoder, detectGeminiInteractions, interactionsUsage } from '../src/inputs/gemini-interactions.ts';
 import { createGeminiSimpleDecoder, detectGeminiSimple } from '../src/inputs/gemini-simple.ts';
 import { validate } from '../src/schema.ts';
 import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
@@ -1105,5 +1105,19 @@ describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
         assert.deepEqual(decodeChunks([text.slice(0, cut), text.slice(cut)], createGeminiSimpleDecoder), whole);
       }),
     );
+  });
+});
+
+describe('Gemini usage', () => {
+  test('Interactions usage: cached tokens, tool-use and thought tokens counted where @ai-sdk/google counts them', () => {
+    const u = { total_input_tokens: 10, total_tool_use_tokens: 2, total_output_tokens: 5, total_thought_tokens: 3, total_cached_tokens: 4 };
+    assert.deepEqual(interactionsUsage(u), {
+      raw: u,
+      inputTokens: 12,
+      outputTokens: 8,
+      totalTokens: 20,
+      reasoningTokens: 3,
+      cacheReadTokens: 4,
+    });
   });
 });

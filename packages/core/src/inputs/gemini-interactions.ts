@@ -7,7 +7,7 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
 import { charOffset } from './gemini.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, str, sub } from './kit/index.ts';
@@ -47,21 +47,14 @@ export function interactionsFinishReason(status: string | undefined, hasFunction
  * `toolUsePromptTokenCount`), output = output + thought tokens, total as reported.
  */
 export function interactionsUsage(u: Obj): Usage {
-  const input = num(u, 'total_input_tokens');
-  const toolUse = num(u, 'total_tool_use_tokens');
-  const output = num(u, 'total_output_tokens');
   const thought = num(u, 'total_thought_tokens');
-  const usage: Usage = { raw: u as Json };
-  if (input !== undefined || toolUse !== undefined) usage.inputTokens = (input ?? 0) + (toolUse ?? 0);
-  if (output !== undefined || thought !== undefined) usage.outputTokens = (output ?? 0) + (thought ?? 0);
-  const total = num(u, 'total_tokens');
-  if (total !== undefined) usage.totalTokens = total;
-  else if (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
-    usage.totalTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-  if (thought !== undefined) usage.reasoningTokens = thought;
-  const cached = num('total_cached_tokens');
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  return usage;
+  return usageOf(u, {
+    inputTokens: sumCounts(num(u, 'total_input_tokens'), num(u, 'total_tool_use_tokens')),
+    outputTokens: sumCounts(num(u, 'total_output_tokens'), thought),
+    totalTokens: num(u, 'total_tokens'),
+    reasoningTokens: thought,
+    cacheReadTokens: num(u, 'total_cached_tokens'),
+  });
 }
 
 const BUILTIN_CALL = /^(google_search|code_execution|url_context|file_search|google_maps|mcp_server_tool|computer_use)_call$/;

@@ -9,6 +9,7 @@
  */
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Usage } from '../model/events.ts';
+import { usageOf } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
 import { geminiFinishReason, geminiUsage } from './gemini.ts';
 import {
@@ -29,15 +30,11 @@ const PROVIDER = 'gemini-simple';
 /** Usage in Gemini's own keys (`promptTokenCount`, …) or the common snake/camel case ones. */
 function simpleUsage(u: Obj): Usage {
   if (['promptTokenCount', 'candidatesTokenCount', 'totalTokenCount', 'thoughtsTokenCount'].some((k) => k in u)) return geminiUsage(u);
-  const usage: Usage = { raw: u as Json };
-  const input = num(u, 'input_tokens', 'inputTokens', 'prompt_tokens');
-  const output = num(u, 'output_tokens', 'outputTokens', 'completion_tokens');
-  const total = num(u, 'total_tokens', 'totalTokens');
-  if (input !== undefined) usage.inputTokens = input;
-  if (output !== undefined) usage.outputTokens = output;
-  if (total !== undefined) usage.totalTokens = total;
-  else if (input !== undefined || output !== undefined) usage.totalTokens = (input ?? 0) + (output ?? 0);
-  return usage;
+  return usageOf(u, {
+    inputTokens: num(u, 'input_tokens', 'inputTokens', 'prompt_tokens'),
+    outputTokens: num(u, 'output_tokens', 'outputTokens', 'completion_tokens'),
+    totalTokens: num(u, 'total_tokens', 'totalTokens'),
+  });
 }
 
 /**

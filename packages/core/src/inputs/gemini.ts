@@ -14,7 +14,7 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
 import type { Decoder } from './decoder.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
 
@@ -49,21 +49,14 @@ export function geminiFinishReason(reason: string | undefined, hasClientToolCall
  * input = prompt + tool-use prompt tokens (cached included), output = candidates + thoughts.
  */
 export function geminiUsage(u: Obj): Usage {
-  const prompt = num(u, 'promptTokenCount');
-  const toolUse = num(u, 'toolUsePromptTokenCount');
-  const candidates = num(u, 'candidatesTokenCount', 'responseTokenCount');
   const thoughts = num(u, 'thoughtsTokenCount');
-  const cached = num(u, 'cachedContentTokenCount');
-  const total = num(u, 'totalTokenCount');
-  const usage: Usage = { raw: u as Json };
-  if (prompt !== undefined || toolUse !== undefined) usage.inputTokens = (prompt ?? 0) + (toolUse ?? 0);
-  if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
-  if (total !== undefined) usage.totalTokens = total;
-  else if (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
-    usage.totalTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-  if (thoughts !== undefined) usage.reasoningTokens = thoughts;
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  return usage;
+  return usageOf(u, {
+    inputTokens: sumCounts(num(u, 'promptTokenCount'), num(u, 'toolUsePromptTokenCount')),
+    outputTokens: sumCounts(num(u, 'candidatesTokenCount', 'responseTokenCount'), thoughts),
+    totalTokens: num(u, 'totalTokenCount'),
+    reasoningTokens: thoughts,
+    cacheReadTokens: num(u, 'cachedContentTokenCount'),
+  });
 }
 
 /** Character offset in `text` of a UTF-8 byte offset (Gemini reports segment offsets in bytes). */

@@ -18,7 +18,7 @@ import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
 import { toTodos } from '../model/todos.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
 
@@ -113,21 +113,14 @@ function sumUsage(target: JsonObject, src: Obj): void {
 
 /** Converts LangChain `usage_metadata` (input_tokens include cached tokens) to canonical usage. */
 export function langchainUsage(u: Obj): Usage {
-  const usage: Usage = { raw: u as Json };
-  const input = num(u, 'input_tokens');
-  const output = num(u, 'output_tokens');
-  if (input !== undefined) usage.inputTokens = input;
-  if (output !== undefined) usage.outputTokens = output;
-  const total = num(u, 'total_tokens');
-  if (total !== undefined) usage.totalTokens = total;
-  else if (input !== undefined || output !== undefined) usage.totalTokens = (input ?? 0) + (output ?? 0);
-  const cacheRead = num(u.input_token_details, 'cache_read');
-  const cacheWrite = num(u.input_token_details, 'cache_creation');
-  const reasoning = num(u.output_token_details, 'reasoning');
-  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
-  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
-  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
-  return usage;
+  return usageOf(u, {
+    inputTokens: num(u, 'input_tokens'),
+    outputTokens: num(u, 'output_tokens'),
+    totalTokens: num(u, 'total_tokens'),
+    cacheReadTokens: num(u.input_token_details, 'cache_read'),
+    cacheWriteTokens: num(u.input_token_details, 'cache_creation'),
+    reasoningTokens: num(u.output_token_details, 'reasoning'),
+  });
 }
 
 const FINISH: Record<string, FinishReason> = {

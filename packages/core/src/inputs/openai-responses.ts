@@ -11,7 +11,7 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
 
@@ -143,21 +143,14 @@ export function openaiResponsesFinishReason(reason: unknown, hasFunctionCall: bo
 
 /** Converts a Responses usage object; `inputTokens` already counts cached tokens. */
 export function openaiResponsesUsage(u: Obj): Usage {
-  const usage: Usage = { raw: u as Json };
-  const input = num(u, 'input_tokens');
-  const output = num(u, 'output_tokens');
-  if (input !== undefined) usage.inputTokens = input;
-  if (output !== undefined) usage.outputTokens = output;
-  const total = num(u, 'total_tokens');
-  if (total !== undefined) usage.totalTokens = total;
-  else if (input !== undefined || output !== undefined) usage.totalTokens = (input ?? 0) + (output ?? 0);
-  const cached = num(u.input_tokens_details, 'cached_tokens');
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  const cacheWrite = num(u.input_tokens_details, 'cache_write_tokens');
-  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
-  const reasoning = num(u.output_tokens_details, 'reasoning_tokens');
-  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
-  return usage;
+  return usageOf(u, {
+    inputTokens: num(u, 'input_tokens'),
+    outputTokens: num(u, 'output_tokens'),
+    totalTokens: num(u, 'total_tokens'),
+    cacheReadTokens: num(u.input_tokens_details, 'cached_tokens'),
+    cacheWriteTokens: num(u.input_tokens_details, 'cache_write_tokens'),
+    reasoningTokens: num(u.output_tokens_details, 'reasoning_tokens'),
+  });
 }
 
 /** The text inside a JSON string literal, for streaming text into a JSON input. */

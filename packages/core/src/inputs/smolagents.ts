@@ -20,9 +20,9 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, parseToolInput, rest, str } from './kit/index.ts';
+import { isObject, Kit, num, parseToolInput, rest, str } from './kit/index.ts';
 
 const SOURCE = 'smolagents';
 
@@ -70,13 +70,7 @@ interface Step {
 
 /** A smolagents TokenUsage `{input_tokens, output_tokens, total_tokens}` as canonical usage. */
 function tokenUsage(u: Record<string, unknown>): Usage {
-  const usage: Usage = { raw: u as Json };
-  if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
-  if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
-  if (typeof u.total_tokens === 'number') usage.totalTokens = u.total_tokens;
-  else if (usage.inputTokens !== undefined || usage.outputTokens !== undefined)
-    usage.totalTokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-  return usage;
+  return usageOf(u, { inputTokens: num(u, 'input_tokens'), outputTokens: num(u, 'output_tokens'), totalTokens: num(u, 'total_tokens') });
 }
 
 /** Timing `{start_time, end_time, duration}` (seconds) → milliseconds. */
