@@ -50,7 +50,7 @@ export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
 export { ENCRYPTED_REASONING_KEYS, encryptedReasoningOf, mergeProviderMetadata } from './model/metadata.ts';
 export { todoStatus, toTodos } from './model/todos.ts';
-export { addUsage, USAGE_COUNTS } from './model/usage.ts';
+export { addUsage, sumCounts, USAGE_COUNTS, type UsageCounts, usageOf } from './model/usage.ts';
 export { CANONICAL_VERSION } from './model/version.ts';
 export {
   FINISH_REASONS,
