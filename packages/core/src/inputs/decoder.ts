@@ -1,7 +1,7 @@
 /**
  * What every decoder is, and the one wrapper that lets any of them read bytes.
  */
-import { createFramer, describe, type FramingOptions } from '../codec/framing.ts';
+import { createFramer, type FramingOptions } from '../codec/framing.ts';
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
 
@@ -52,41 +52,4 @@ export function at(where: Location | undefined, field: string, expected?: string
   const loc: Location = { ...where, field };
   if (expected !== undefined) loc.expected = expected;
   return loc;
-}
-
-/** A problem with an input value, located, ready to become an `error` event. */
-export interface InputProblem {
-  code: string;
-  message: string;
-  where: Location;
-}
-
-/**
- * Reads the `{"type": …, "data": {…}}` envelope that the agent line formats share (seed 000's
- * claude / deepagents lines and its planned OpenAI and Gemini lines): the type and the data (`{}` when
- * absent) and the whole line, or what is wrong with the value and where.
- */
-export function readAgentLine(
-  value: unknown,
-  where?: Location,
-): { type: string; data: Record<string, unknown>; line: Record<string, unknown> } | InputProblem {
-  if (!isObject(value)) {
-    const got = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
-    return {
-      code: 'invalid_event',
-      message: `${describe(where ?? {})}: expected a JSON object {"type", "data"}, got ${got}`,
-      where: { ...where, expected: 'object' },
-    };
-  }
-  if (typeof value.type !== 'string') {
-    return {
-      code: 'invalid_field',
-      message: `${describe(at(where, 'type'))}: expected a string event type`,
-      where: at(where, 'type', 'string'),
-    };
-  }
-  if (value.data !== undefined && value.data !== null && !isObject(value.data)) {
-    return { code: 'invalid_field', message: `${describe(at(where, 'data'))}: expected an object`, where: at(where, 'data', 'object') };
-  }
-  return { type: value.type, data: (value.data ?? {}) as Record<string, unknown>, line: value };
 }

@@ -9,12 +9,50 @@
  *   error first unless the run had already failed;
  * - unknown types: kept as `raw` events.
  */
+
+import { describe } from '../../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { Location } from '../../model/events.ts';
 import { BlockAssembler } from '../../transforms/blocks.ts';
-import { type Decoder, readAgentLine } from '../decoder.ts';
-import { isObject, type Obj, rest, str } from './read.ts';
+import { at, type Decoder } from '../decoder.ts';
+import { isObject, kindOf, type Obj, rest, str } from './read.ts';
 import { Kit } from './report.ts';
+
+/** A problem with an input value, located, ready to become an `error` event. */
+interface InputProblem {
+  code: string;
+  message: string;
+  where: Location;
+}
+
+/**
+ * Reads the `{"type": …, "data": {…}}` envelope that the agent line formats share (seed 000's
+ * claude / deepagents lines and its planned OpenAI and Gemini lines): the type and the data (`{}` when
+ * absent) and the whole line, or what is wrong with the value and where.
+ */
+function readAgentLine(
+  value: unknown,
+  where?: Location,
+): { type: string; data: Record<string, unknown>; line: Record<string, unknown> } | InputProblem {
+  if (!isObject(value)) {
+    return {
+      code: 'invalid_event',
+      message: `${describe(where ?? {})}: expected a JSON object {"type", "data"}, got ${kindOf(value)}`,
+      where: { ...where, expected: 'object' },
+    };
+  }
+  if (typeof value.type !== 'string') {
+    return {
+      code: 'invalid_field',
+      message: `${describe(at(where, 'type'))}: expected a string event type`,
+      where: at(where, 'type', 'string'),
+    };
+  }
+  if (value.data !== undefined && value.data !== null && !isObject(value.data)) {
+    return { code: 'invalid_field', message: `${describe(at(where, 'data'))}: expected an object`, where: at(where, 'data', 'object') };
+  }
+  return { type: value.type, data: (value.data ?? {}) as Record<string, unknown>, line: value };
+}
 
 /** One agent line, read. */
 export interface AgentLine {
