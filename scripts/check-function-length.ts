@@ -30,7 +30,8 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   // The store and the client: split by the store / client work (issue 12, item 4).
   'packages/store/src/projection.ts:Projector': 'store projection, split by responsibility in the store work',
   'packages/store/src/store.ts:BaseStore': 'store, split in the store work',
-  'packages/store/src/postgres.ts:PostgresStore': 'store backend, grew with group commit (#16); its group writer is the seam to split along',
+  'packages/store/src/postgres.ts:PostgresStore':
+    'store backend, grew with group commit (#16); its group writer is the seam to split along',
   'packages/client/src/accumulator.ts:createMessageAccumulator': 'client, rebuilt on the core reducers in the client work',
   'packages/client/src/ag-ui-reducer.ts:createAgUiReducer': 'client, moves into the core as the one AG-UI reducer',
   // The server's process runner: the server-layering work (issue 12, item 6).
