@@ -42,7 +42,6 @@ export {
   type ThinkDecoderOptions,
   withThinkTags,
 } from './inputs/think.ts';
-export { createWsDecoder, detectWs } from './inputs/ws.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
 export type { DecoderOptions } from './model/emitter.ts';
@@ -74,8 +73,9 @@ export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
 export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
-export type { WsEncoderOptions, WsEvent } from './outputs/ws.ts';
-export { createWsEncoder } from './outputs/ws.ts';
+export type { WsEncoderOptions, WsEvent } from './protocols/ws/encoder.ts';
+export { createWsEncoder } from './protocols/ws/encoder.ts';
+export { createWsDecoder, detectWs } from './protocols/ws/reader.ts';
 export { BlockAssembler } from './transforms/blocks.ts';
 export type { PartialJson } from './transforms/partial-json.ts';
 export { parsePartialJson } from './transforms/partial-json.ts';

@@ -8,4 +8,4 @@ export { validate } from './model/validate.ts';
 export type { AiSdkChunkType } from './outputs/ai-sdk-schema.ts';
 export { AI_SDK_CHUNK_SCHEMAS, AI_SDK_DONE, aiSdkChunkSchema, aiSdkDataChunkSchema, validateAiSdkChunks } from './outputs/ai-sdk-schema.ts';
 export { dsAgentRunMessageSchema, validateDsAgentMessages } from './outputs/dsagent-schema.ts';
-export { validateWsEvents, WS_SEED_TYPES, wsEventSchema } from './outputs/ws-schema.ts';
+export { validateWsEvents, WS_SEED_TYPES, wsEventSchema } from './protocols/ws/schema.ts';

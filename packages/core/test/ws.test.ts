@@ -4,9 +4,9 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type CanonicalEvent, createDecoder, framed, jsonlFramer, pipe } from '../src/index.ts';
 import { createSmolagentsDecoder } from '../src/inputs/smolagents.ts';
-import { createWsDecoder, detectWs } from '../src/inputs/ws.ts';
-import { createWsEncoder, type WsEncoderOptions, type WsEvent } from '../src/outputs/ws.ts';
-import { validateWsEvents, WS_SEED_TYPES, wsEventSchema } from '../src/outputs/ws-schema.ts';
+import { createWsEncoder, type WsEncoderOptions, type WsEvent } from '../src/protocols/ws/encoder.ts';
+import { createWsDecoder, detectWs } from '../src/protocols/ws/reader.ts';
+import { validateWsEvents, WS_SEED_TYPES, wsEventSchema } from '../src/protocols/ws/schema.ts';
 import { validate } from '../src/schema.ts';
 import { FIXTURES, fixture } from './helpers.ts';
 

@@ -3,6 +3,7 @@
  */
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
+import { createWsDecoder, detectWs } from '../protocols/ws/reader.ts';
 import { createAgUiDecoder, detectAgUi } from './ag-ui.ts';
 import { createAiSdkDecoder, detectAiSdk } from './ai-sdk.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
@@ -21,7 +22,6 @@ import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './openai-re
 import { createOpenAISimpleDecoder } from './openai-simple.ts';
 import { createSmolagentsDecoder, detectSmolagents } from './smolagents.ts';
 import { createOpenAIChatThinkDecoder, createThinkDecoder } from './think.ts';
-import { createWsDecoder, detectWs } from './ws.ts';
 
 /**
  * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and

@@ -1,6 +1,6 @@
 /**
  * Reader (decoder) for the WebSocket `agent:event` contract of seed 004: AgentEvent frames (as
- * `outputs/ws.ts` writes them, one per line, or as a Socket.IO client receives them) back into
+ * `encoder.ts` writes them, one per line, or as a Socket.IO client receives them) back into
  * canonical events, linear in the stream's length (chunk contents are kept as parts and joined once
  * per block, when the block's final frame is checked against them).
  *
@@ -15,8 +15,10 @@
  *   stopReason) are read too; frames of types the canonical model has no place for become `raw`.
  * The event times are the frames' `timestamp`s (falling back to `options.now`).
  */
-import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import { describe } from '../../codec/framing.ts';
+import { anthropicFinishReason } from '../../inputs/anthropic.ts';
+import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
+import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type {
   Citation,
   EventInit,
@@ -28,9 +30,7 @@ import type {
   ProviderMetadata,
   Todo,
   Usage,
-} from '../model/events.ts';
-import { anthropicFinishReason } from './anthropic.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+} from '../../model/events.ts';
 
 const SOURCE = 'ws';
 

@@ -16,14 +16,14 @@
  * - every other canonical kind travels as an extension frame (step_start, step_finish, source, file,
  *   todos, subagent_start / subagent_finish, usage, status, state_snapshot / state_delta, custom, raw);
  *   processing reasoning is a thinking block with `variant: 'processing'`.
- * See docs/protocols/ws.md for the table both ways and what is lost; `inputs/ws.ts` reads it back.
+ * See docs/protocols/ws.md for the table both ways and what is lost; `reader.ts` reads it back.
  */
 
-import type { Machine } from '../machine.ts';
-import type { CanonicalEvent, Citation, FinishReason, JsonObject, ProviderMetadata, Usage } from '../model/events.ts';
-import type { WsCitation, WsEvent, WsUsage } from './ws-schema.ts';
+import type { Machine } from '../../machine.ts';
+import type { CanonicalEvent, Citation, FinishReason, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
+import type { WsCitation, WsEvent, WsUsage } from './schema.ts';
 
-export type { WsEvent } from './ws-schema.ts';
+export type { WsEvent } from './schema.ts';
 
 export interface WsEncoderOptions {
   /** `sessionId` of every frame. Default: the run's `chatId`, else its run id. */

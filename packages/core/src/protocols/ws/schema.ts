@@ -9,7 +9,7 @@
  * sequence rules (eventIndex, sequenceNumber, persistenceState, dedupe, accumulation).
  */
 import { z } from 'zod';
-import type { ValidationIssue, ValidationResult } from '../model/validate.ts';
+import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
 
 const json = z.json();
 const providerMetadata = z.record(z.string(), z.record(z.string(), json)).optional();
