@@ -3,10 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type CanonicalEvent, createDecoder, framed, jsonlFramer, pipe } from '../src/index.ts';
-import { createDsAgentDecoder, detectDsAgent } from '../src/inputs/dsagent.ts';
 import { createSmolagentsDecoder } from '../src/inputs/smolagents.ts';
-import { createDsAgentEncoder, type DsAgentEncoderOptions, type DsAgentRunMessage, routeComponent } from '../src/outputs/dsagent.ts';
-import { dsAgentRunMessageSchema, validateDsAgentMessages } from '../src/outputs/dsagent-schema.ts';
+import { createDsAgentEncoder, type DsAgentEncoderOptions, type DsAgentRunMessage } from '../src/protocols/dsagent/encoder.ts';
+import { createDsAgentDecoder, detectDsAgent } from '../src/protocols/dsagent/reader.ts';
+import { routeComponent } from '../src/protocols/dsagent/routing.ts';
+import { dsAgentRunMessageSchema, validateDsAgentMessages } from '../src/protocols/dsagent/schema.ts';
 import { validate } from '../src/schema.ts';
 import { FIXTURES, fixture } from './helpers.ts';
 

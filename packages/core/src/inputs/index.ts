@@ -3,6 +3,7 @@
  */
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
+import { createDsAgentDecoder, detectDsAgent } from '../protocols/dsagent/reader.ts';
 import { createWsDecoder, detectWs } from '../protocols/ws/reader.ts';
 import { createAgUiDecoder, detectAgUi } from './ag-ui.ts';
 import { createAiSdkDecoder, detectAiSdk } from './ai-sdk.ts';
@@ -10,7 +11,6 @@ import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';
 import { type Decoder, isObject } from './decoder.ts';
-import { createDsAgentDecoder, detectDsAgent } from './dsagent.ts';
 import { createGeminiDecoder, detectGemini } from './gemini.ts';
 import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
 import { createGeminiSimpleDecoder } from './gemini-simple.ts';

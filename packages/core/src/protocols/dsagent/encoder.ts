@@ -17,15 +17,16 @@
  *   the increment by default, the whole text so far with `deltas: 'accumulated'`, which is what
  *   DeepSearchAgents' own server sends and its frontend expects), a final message (`streaming:
  *   false`, the whole content, joined once); all three share `stream_id` and `message_id`.
- * See docs/protocols/dsagent.md for the table both ways and what is lost; `inputs/dsagent.ts` reads
+ * See docs/protocols/dsagent.md for the table both ways and what is lost; `reader.ts` reads
  * it back.
  */
 
-import type { Machine } from '../machine.ts';
-import type { CanonicalEvent, Json, ProviderMetadata, Usage } from '../model/events.ts';
-import type { DsAgentRunMessage } from './dsagent-schema.ts';
+import type { Machine } from '../../machine.ts';
+import type { CanonicalEvent, Json, ProviderMetadata, Usage } from '../../model/events.ts';
+import { PYTHON, routeComponent } from './routing.ts';
+import type { DsAgentRunMessage } from './schema.ts';
 
-export type { DsAgentRunMessage } from './dsagent-schema.ts';
+export type { DsAgentRunMessage } from './schema.ts';
 
 export interface DsAgentEncoderOptions {
   /** `session_id` of every message. Default: the run's `chatId`, else its run id. */
@@ -35,18 +36,6 @@ export interface DsAgentEncoderOptions {
    * text so far, as DeepSearchAgents' server sends it and its frontend replaces it). Default increment.
    */
   deltas?: 'increment' | 'accumulated';
-}
-
-const PYTHON = 'python_interpreter';
-
-/**
- * The seed's component routing: python_interpreter code blocks → webide; observations of other
- * tools → terminal; and (the seed's prose, web_ui.py) execution logs → terminal; the rest → chat.
- */
-export function routeComponent(toolName: string | undefined, messageType: string, content: string): 'chat' | 'webide' | 'terminal' {
-  if (toolName === PYTHON && content.includes('```python')) return 'webide';
-  if ((messageType === 'observation' && toolName !== PYTHON) || messageType === 'execution_logs') return 'terminal';
-  return 'chat';
 }
 
 /** The first 60 characters, with "..." when cut (seed 003: "action thoughts truncated to 60 chars"). */

@@ -1,5 +1,5 @@
 /**
- * Reader (decoder) for DSAgentRunMessage (seed 003): the messages `outputs/dsagent.ts` writes (or a
+ * Reader (decoder) for DSAgentRunMessage (seed 003): the messages `encoder.ts` writes (or a
  * DeepSearchAgents v2 server sends over its WebSocket) back into canonical events, linear in the
  * stream's length: stream parts are kept and joined once, when the final message is checked against
  * them; with `deltas: 'accumulated'` each delta's new text is the part beyond the previous length.
@@ -15,14 +15,14 @@
  * DeepSearchAgents' own server streams deltas before the step they belong to (no initial message) and
  * sends the final planning / thought text without a stream_id: both are read (see the docs).
  */
-import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { EventInit, FinishReason, Json, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { describe } from '../../codec/framing.ts';
+import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
+import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import type { EventInit, FinishReason, Json, Location, Usage } from '../../model/events.ts';
+import { addUsage } from '../../model/usage.ts';
+import { PYTHON } from './routing.ts';
 
 const SOURCE = 'dsagent';
-const PYTHON = 'python_interpreter';
 const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
 
 /** Message types this reader knows (web_ui.py's and the encoder's). */

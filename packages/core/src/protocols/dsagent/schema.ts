@@ -10,8 +10,8 @@
  * tool_call per tool id.
  */
 import { z } from 'zod';
-import type { ValidationIssue, ValidationResult } from '../model/validate.ts';
-import { routeComponent } from './dsagent.ts';
+import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { routeComponent } from './routing.ts';
 
 const json = z.json();
 const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
