@@ -9,7 +9,6 @@ export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } f
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
 export { createAgUiDecoder, detectAgUi } from './inputs/ag-ui.ts';
-export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './inputs/ai-sdk.ts';
 export { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
@@ -63,13 +62,14 @@ export {
 } from './model/vocabulary.ts';
 export type { AgUiEncoderOptions, AgUiEvent } from './outputs/ag-ui.ts';
 export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './outputs/ag-ui.ts';
-export type { AiSdkChunk, AiSdkEncoderOptions } from './outputs/ai-sdk.ts';
-export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './outputs/ai-sdk.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
 export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
+export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
+export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
+export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';

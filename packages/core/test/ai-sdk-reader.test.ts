@@ -1,5 +1,5 @@
 /**
- * The AI SDK UI message stream reader (`inputs/ai-sdk.ts`): the official server's output
+ * The AI SDK UI message stream reader (`protocols/ai-sdk/reader.ts`): the official server's output
  * (`*.aisdk-ref.sse`) reads into valid canonical streams that assemble, through our encoder, into the
  * same message the official client assembles from the reference; canonical → ai-sdk → canonical is the
  * identity up to the documented losses (every Anthropic capture, split at random points); bad input;
@@ -24,7 +24,7 @@ import {
   pipe,
   sseFramer,
 } from '../src/index.ts';
-import { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from '../src/inputs/ai-sdk.ts';
+import { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from '../src/protocols/ai-sdk/reader.ts';
 import { validate } from '../src/schema.ts';
 import { FIXTURES, types } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';

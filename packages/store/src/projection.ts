@@ -7,7 +7,7 @@
  * and joined only when a snapshot is taken), so projecting a run is linear in its events. It is
  * what the store keeps in memory for a live run and writes out while the run streams.
  *
- * The ordered `parts` mirror exactly what the AI SDK encoder (`outputs/ai-sdk.ts`) sends and the
+ * The ordered `parts` mirror exactly what the AI SDK encoder (`protocols/ai-sdk/encoder.ts` in core) sends and the
  * official `readUIMessageStream` assembles from it: the same step boundaries (explicit and the
  * encoder's implicit ones), the same tool-part lookups, data parts replaced by id, source URLs
  * deduplicated, citations numbered `citation-<n>`. That is what makes a reloaded `UIMessage`

@@ -8,8 +8,8 @@
  * (measured from the canonical `ts`, i.e. on the server).
  */
 
-import type { Machine } from '../machine.ts';
-import type { CanonicalEvent, Citation, Json, JsonObject, ProviderMetadata } from '../model/events.ts';
+import type { Machine } from '../../machine.ts';
+import type { CanonicalEvent, Citation, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
 
 /** One AI SDK UI message stream chunk (loose: the official schema accepts unknown keys). */
 export type AiSdkChunk = { type: string } & Record<string, unknown>;

@@ -5,7 +5,7 @@
  * zod, so the encoder never imports it.
  */
 import { z } from 'zod';
-import type { ValidationIssue, ValidationResult } from '../model/validate.ts';
+import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
 
 /** The data line the official server writes after the last chunk. */
 export const AI_SDK_DONE = '[DONE]';

@@ -1,7 +1,7 @@
 /**
  * Decoder for the Vercel AI SDK UI message stream (what `toUIMessageStreamResponse` sends and
  * `useChat` reads): `UIMessageChunk` objects, or the SSE body through `framed()`. The inverse of our
- * AI SDK encoder (`outputs/ai-sdk.ts`), and a reader for any official AI SDK server's output.
+ * AI SDK encoder (`encoder.ts`), and a reader for any official AI SDK server's output.
  *
  * - `start` → run-start (messageId, messageMetadata as metadata); `start-step` / `finish-step` →
  *   step-start / step-finish (ids `step-<n>`); `finish` → run-finish; `abort` → run-abort.
@@ -21,8 +21,9 @@
  *   To tell, an error chunk is held back over the closing chunks that may follow it.
  * - A stream that ends without `finish` / `abort` gets a fatal `truncated` error.
  */
-import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
+import { describe } from '../../codec/framing.ts';
+import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
+import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type {
   Citation,
   EventInit,
@@ -34,9 +35,8 @@ import type {
   ReasoningVariant,
   Todo,
   Usage,
-} from '../model/events.ts';
-import { parsePartialJson } from '../transforms/partial-json.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+} from '../../model/events.ts';
+import { parsePartialJson } from '../../transforms/partial-json.ts';
 
 /** The framework name (run-start provider, raw source, providerMetadata key for AI SDK-only fields). */
 const FRAMEWORK = 'ai-sdk';
