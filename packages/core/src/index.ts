@@ -8,7 +8,6 @@ export type { Frame, FramingOptions } from './codec/framing.ts';
 export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } from './codec/framing.ts';
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
-export { createAgUiDecoder, detectAgUi } from './inputs/ag-ui.ts';
 export { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
@@ -60,13 +59,15 @@ export {
   TODO_STATUSES,
   type TodoStatus,
 } from './model/vocabulary.ts';
-export type { AgUiEncoderOptions, AgUiEvent } from './outputs/ag-ui.ts';
-export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './outputs/ag-ui.ts';
 export { createCanonicalEncoder } from './outputs/canonical.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
 export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
+export type { AgUiEncoderOptions } from './protocols/ag-ui/encoder.ts';
+export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './protocols/ag-ui/encoder.ts';
+export { createAgUiDecoder, detectAgUi } from './protocols/ag-ui/reader.ts';
+export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';

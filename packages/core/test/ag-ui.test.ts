@@ -1,5 +1,5 @@
 /**
- * The AG-UI reader (inputs/ag-ui.ts) and encoder (outputs/ag-ui.ts) without the official client
+ * The AG-UI reader (protocols/ag-ui/reader.ts) and encoder (protocols/ag-ui/encoder.ts) without the official client
  * (that is test/ag-ui-conformance.test.ts): recorded traces, chunk boundaries, lossless reading,
  * bad input, *_CHUNK expansion, canonical → AG-UI → canonical round trips, and the cost of reading
  * long streams.
@@ -9,8 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type CanonicalEvent, createDecoder, framed, type Machine, pipe } from '../src/index.ts';
-import { createAgUiDecoder, detectAgUi } from '../src/inputs/ag-ui.ts';
-import { type AgUiEvent, createAgUiEncoder } from '../src/outputs/ag-ui.ts';
+import { createAgUiEncoder } from '../src/protocols/ag-ui/encoder.ts';
+import { createAgUiDecoder, detectAgUi } from '../src/protocols/ag-ui/reader.ts';
+import type { AgUiEvent } from '../src/protocols/ag-ui/schema.ts';
 import { validate } from '../src/schema.ts';
 import { FIXTURES, types } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';

@@ -3,10 +3,10 @@
  */
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
+import { createAgUiDecoder, detectAgUi } from '../protocols/ag-ui/reader.ts';
 import { createAiSdkDecoder, detectAiSdk } from '../protocols/ai-sdk/reader.ts';
 import { createDsAgentDecoder, detectDsAgent } from '../protocols/dsagent/reader.ts';
 import { createWsDecoder, detectWs } from '../protocols/ws/reader.ts';
-import { createAgUiDecoder, detectAgUi } from './ag-ui.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';

@@ -1,6 +1,6 @@
 /**
  * Reader (decoder) for the AG-UI protocol: AG-UI events (as objects, or an SSE / JSON-lines body
- * through `framed()`) → canonical events. The inverse of `outputs/ag-ui.ts`:
+ * through `framed()`) → canonical events. The inverse of `encoder.ts`:
  *
  * - TEXT_MESSAGE_* (role assistant) → text blocks, REASONING_MESSAGE_* → reasoning blocks (the
  *   variant read back from `metadata[namespace].variant`), TOOL_CALL_* → tool calls (the argument
@@ -22,11 +22,11 @@
  * Work per input event is constant: text deltas are passed on, never joined; tool arguments are
  * collected and joined and parsed once.
  */
-import { describe } from '../codec/framing.ts';
-import { type DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata, Usage } from '../model/events.ts';
-import { AG_UI_CUSTOM_KINDS, AG_UI_EVENT_TYPES } from '../outputs/ag-ui.ts';
-import { at, type Decoder, isObject } from './decoder.ts';
+import { describe } from '../../codec/framing.ts';
+import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
+import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata, Usage } from '../../model/events.ts';
+import { AG_UI_CUSTOM_KINDS, AG_UI_EVENT_TYPES } from './schema.ts';
 
 /** Pre-1.0 reasoning events, read as their REASONING_* equivalents (as the official client's compatibility layer does). */
 const LEGACY_TYPES = [

@@ -14,63 +14,12 @@
  *   travels in `metadata[namespace].variant`, signatures / encrypted reasoning also as
  *   REASONING_ENCRYPTED_VALUE;
  * - canonical fields AG-UI has no field for travel in `metadata[namespace]`, so that the AG-UI
- *   reader (`inputs/ag-ui.ts`) turns the stream back into the same canonical events.
+ *   reader (`reader.ts`) turns the stream back into the same canonical events.
  */
 
-import type { Machine } from '../machine.ts';
-import type { CanonicalEvent, EventOf, Json, JsonObject, ProviderMetadata, Usage } from '../model/events.ts';
-
-/** Every AG-UI 1.0 event type (`@ag-ui/core` `EventType`). */
-export const AG_UI_EVENT_TYPES = [
-  'TEXT_MESSAGE_START',
-  'TEXT_MESSAGE_CONTENT',
-  'TEXT_MESSAGE_END',
-  'TEXT_MESSAGE_CHUNK',
-  'TOOL_CALL_START',
-  'TOOL_CALL_ARGS',
-  'TOOL_CALL_END',
-  'TOOL_CALL_CHUNK',
-  'TOOL_CALL_RESULT',
-  'STATE_SNAPSHOT',
-  'STATE_DELTA',
-  'MESSAGES_SNAPSHOT',
-  'ACTIVITY_SNAPSHOT',
-  'ACTIVITY_DELTA',
-  'RAW',
-  'CUSTOM',
-  'RUN_STARTED',
-  'RUN_FINISHED',
-  'RUN_ERROR',
-  'STEP_STARTED',
-  'STEP_FINISHED',
-  'REASONING_START',
-  'REASONING_MESSAGE_START',
-  'REASONING_MESSAGE_CONTENT',
-  'REASONING_MESSAGE_END',
-  'REASONING_MESSAGE_CHUNK',
-  'REASONING_END',
-  'REASONING_ENCRYPTED_VALUE',
-  'SUBAGENT_STARTED',
-  'SUBAGENT_FINISHED',
-  'SUBAGENT_ERROR',
-] as const;
-
-export type AgUiEventType = (typeof AG_UI_EVENT_TYPES)[number];
-
-/** One AG-UI event (loose: the official schemas are loose objects). */
-export type AgUiEvent = { type: AgUiEventType; timestamp?: number; subagentRunId?: string; metadata?: JsonObject } & Record<
-  string,
-  unknown
->;
-
-/** One AG-UI message (`@ag-ui/core` `Message`), as MESSAGES_SNAPSHOT carries it. */
-export type AgUiMessage = { id: string; role: string } & Record<string, unknown>;
-
-/**
- * Canonical event kinds that travel as CUSTOM events named `<namespace>.<kind>`, their value being
- * the canonical event without its envelope (`type`, `runId`, `seq`, `ts`, `subagentId`).
- */
-export const AG_UI_CUSTOM_KINDS = ['error', 'citation', 'source', 'file', 'status', 'usage', 'state-delta'] as const;
+import type { Machine } from '../../machine.ts';
+import type { CanonicalEvent, EventOf, Json, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
+import type { AgUiEvent, AgUiMessage } from './schema.ts';
 
 export interface AgUiEncoderOptions {
   /** `metadata` key that carries the reasoning variant and the other canonical fields. Default `switchboard`. */
