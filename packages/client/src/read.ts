@@ -5,6 +5,7 @@
  */
 import {
   type CanonicalEvent,
+  createCanonicalReader as createCoreCanonicalReader,
   createDecoder,
   createFramer,
   type Decoder,
@@ -55,27 +56,14 @@ export class ReadError extends Error {
   }
 }
 
-function isCanonicalLike(value: unknown): value is CanonicalEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.type === 'string' && typeof v.runId === 'string' && typeof v.seq === 'number' && typeof v.ts === 'number';
-}
-
 /**
  * The reader of the `canonical` protocol: canonical events pass through unchanged (their `seq` is
  * what resume is keyed on). A value that is not a canonical event throws a located {@link ReadError}.
  */
 export function createCanonicalReader(): Decoder {
-  return {
-    push(value, where) {
-      if (isCanonicalLike(value)) return [value];
-      throw new ReadError(`${describeLocation(where ?? {})}: expected a canonical event (type, runId, seq, ts)`, where);
-    },
-    fault(_code, message, where) {
-      throw new ReadError(message, where);
-    },
-    end: () => [],
-  };
+  return createCoreCanonicalReader((message, where) => {
+    throw new ReadError(message, where);
+  });
 }
 
 /** The object reader of a protocol or framework (values in, canonical events out). */

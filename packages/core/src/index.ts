@@ -59,7 +59,6 @@ export {
   TODO_STATUSES,
   type TodoStatus,
 } from './model/vocabulary.ts';
-export { createCanonicalEncoder } from './outputs/canonical.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';
 export { createEncoder, isProtocol, PROTOCOLS } from './outputs/index.ts';
 export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
@@ -71,6 +70,8 @@ export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
+export { createCanonicalEncoder } from './protocols/canonical/encoder.ts';
+export { createCanonicalDecoder, createCanonicalReader, isCanonicalEvent } from './protocols/canonical/reader.ts';
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';

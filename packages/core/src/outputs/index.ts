@@ -7,9 +7,9 @@ import type { CanonicalEvent } from '../model/events.ts';
 import { AG_UI_SSE_HEADERS, type AgUiEncoderOptions, createAgUiEncoder } from '../protocols/ag-ui/encoder.ts';
 import type { AgUiEvent } from '../protocols/ag-ui/schema.ts';
 import { AI_SDK_SSE_HEADERS, type AiSdkChunk, type AiSdkEncoderOptions, createAiSdkEncoder } from '../protocols/ai-sdk/encoder.ts';
+import { createCanonicalEncoder } from '../protocols/canonical/encoder.ts';
 import { createDsAgentEncoder, type DsAgentEncoderOptions, type DsAgentRunMessage } from '../protocols/dsagent/encoder.ts';
 import { createWsEncoder, type WsEncoderOptions, type WsEvent } from '../protocols/ws/encoder.ts';
-import { createCanonicalEncoder } from './canonical.ts';
 
 /** Options understood by the encoders (each takes what applies to it). */
 export type EncoderOptions = AiSdkEncoderOptions & AgUiEncoderOptions & WsEncoderOptions & DsAgentEncoderOptions;

@@ -4,17 +4,18 @@
  * timestamp (canonical `ts`, AG-UI / WebSocket `timestamp`) are spaced by their real gaps (capped);
  * others by a fixed small interval. `speed` divides every pause (2 = twice as fast, 0 = no pauses).
  *
+ * A stored canonical run is read with core's `createCanonicalDecoder` (a new run, same content).
  * Used by the `replay` built-in agent and by `switchboard replay`.
  */
 import {
   type CanonicalEvent,
+  createCanonicalDecoder,
   createDecoder,
   createFramer,
   type Decoder,
   type DecoderOptions,
-  Emitter,
-  type EventInit,
   type Framework,
+  isCanonicalEvent,
   type Source,
 } from '@switchboard/core';
 
@@ -45,18 +46,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A stored canonical event (as `switchboard convert --to canonical` writes them). */
-export function isCanonicalEvent(value: unknown): boolean {
-  return (
-    isObject(value) &&
-    typeof value.type === 'string' &&
-    typeof value.runId === 'string' &&
-    typeof value.seq === 'number' &&
-    typeof value.ts === 'number' &&
-    /^[a-z]+(-[a-z]+)*$/.test(value.type)
-  );
-}
-
 /** When a value was produced, in ms since the epoch, if it says so. */
 export function timestampOf(value: unknown): number | undefined {
   if (!isObject(value)) return undefined;
@@ -70,44 +59,6 @@ export function timestampOf(value: unknown): number | undefined {
     if (!Number.isNaN(ms)) return ms;
   }
   return undefined;
-}
-
-/** Replays stored canonical events as a new run: same content, this run's id, fresh seq and ts. */
-export function createCanonicalReplayDecoder(options: DecoderOptions = {}): Decoder {
-  const out = new Emitter(options, 'canonical');
-  let ended = false;
-  return {
-    push(value, where) {
-      if (!isCanonicalEvent(value)) {
-        const e: EventInit = {
-          type: 'error',
-          code: 'invalid_event',
-          message: `${where?.line ? `line ${where.line}` : where?.event ? `SSE event ${where.event}` : 'input'}: expected a canonical event {type, runId, seq, ts, …}`,
-          fatal: false,
-        };
-        if (where) e.where = { ...where, expected: 'canonical event' };
-        out.emit(e);
-        return out.take();
-      }
-      const { runId: _runId, seq: _seq, ts: _ts, ...init } = value as Record<string, unknown>;
-      const e = init as EventInit;
-      if (e.type === 'run-start') out.start(e);
-      else out.emit(e);
-      if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
-      return out.take();
-    },
-    fault(code, message, where) {
-      out.emit({ type: 'error', code, message, fatal: false, where });
-      return out.take();
-    },
-    end() {
-      if (!ended) {
-        out.emit({ type: 'error', code: 'truncated', message: 'the capture ended before its run finished', fatal: true });
-        out.emit({ type: 'run-finish', finishReason: 'error' });
-      }
-      return out.take();
-    },
-  };
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -135,7 +86,7 @@ export async function* replayCapture(source: Source<Uint8Array | string>, option
     ...(options.inputFormat !== undefined ? { inputFormat: options.inputFormat } : {}),
   });
   let decoder: Decoder | undefined =
-    from === 'canonical' ? createCanonicalReplayDecoder(options) : from === 'auto' ? undefined : createDecoder(from, options);
+    from === 'canonical' ? createCanonicalDecoder(options) : from === 'auto' ? undefined : createDecoder(from, options);
   let previous: number | undefined;
   let first = true;
 
@@ -155,7 +106,7 @@ export async function* replayCapture(source: Source<Uint8Array | string>, option
       if (signal?.aborted) return;
       if (frame.kind === 'value') {
         // `auto` recognises a stored canonical run itself; anything else goes to core's detection.
-        decoder ??= isCanonicalEvent(frame.value) ? createCanonicalReplayDecoder(options) : createDecoder('auto', options);
+        decoder ??= isCanonicalEvent(frame.value) ? createCanonicalDecoder(options) : createDecoder('auto', options);
         await wait(frame.value);
         if (signal?.aborted) return;
         yield* decoder.push(frame.value, frame.where);
@@ -166,8 +117,7 @@ export async function* replayCapture(source: Source<Uint8Array | string>, option
     }
   }
   for (const frame of framer.end()) {
-    decoder ??=
-      frame.kind === 'value' && isCanonicalEvent(frame.value) ? createCanonicalReplayDecoder(options) : createDecoder('auto', options);
+    decoder ??= frame.kind === 'value' && isCanonicalEvent(frame.value) ? createCanonicalDecoder(options) : createDecoder('auto', options);
     if (frame.kind === 'value') {
       await wait(frame.value);
       if (signal?.aborted) return;

@@ -3,8 +3,8 @@
  * storage and inspection). It is the one output that loses nothing.
  */
 
-import type { Machine } from '../machine.ts';
-import type { CanonicalEvent } from '../model/events.ts';
+import type { Machine } from '../../machine.ts';
+import type { CanonicalEvent } from '../../model/events.ts';
 
 /** Creates the identity encoder. */
 export function createCanonicalEncoder(): Machine<CanonicalEvent, CanonicalEvent> {
