@@ -14,8 +14,10 @@
  */
 import {
   addUsage,
+  applyJsonPatch,
   type CanonicalEvent,
   type Citation,
+  createWorkCounter,
   type EventOf,
   type FinishReason,
   type Json,
@@ -24,11 +26,11 @@ import {
   type ProviderMetadata,
   parsePartialJson,
   type ReasoningVariant,
+  TextBuffer,
   type Todo,
   type Usage,
+  type WorkCounter,
 } from '@switchboard/core';
-import { applyJsonPatch } from './json-patch.ts';
-import { createWorkCounter, TextBuffer, type WorkCounter } from './text.ts';
 
 interface PartBase {
   /** A key unique among the message's parts (React key): block id, tool call id, step id, … */

@@ -6,6 +6,22 @@
  * `ResumableHttpAgent` (a subclass of `@ag-ui/client`'s HttpAgent) is in `@switchboard/client/ag-ui`,
  * so this entry point never loads `@ag-ui/client`.
  */
+
+export {
+  type AgUiEventLike,
+  type AgUiMessageLike,
+  type AgUiReducer,
+  type AgUiReducerOptions,
+  type AgUiToolCall,
+  applyJsonPatch,
+  createAgUiReducer,
+  createWorkCounter,
+  JsonPatchError,
+  type JsonPatchOperation,
+  jsonEquals,
+  TextBuffer,
+  type WorkCounter,
+} from '@switchboard/core';
 export {
   type AccumulatedMessage,
   type CustomPart,
@@ -27,15 +43,6 @@ export {
   type ToolState,
   type UiPart,
 } from './accumulator.ts';
-export {
-  type AgUiEventLike,
-  type AgUiMessageLike,
-  type AgUiReducer,
-  type AgUiReducerOptions,
-  type AgUiToolCall,
-  createAgUiReducer,
-} from './ag-ui-reducer.ts';
-export { applyJsonPatch, JsonPatchError, type JsonPatchOperation, jsonEquals } from './json-patch.ts';
 export {
   type ByteSource,
   bytesOf,
@@ -62,7 +69,6 @@ export {
   resumableFetch,
 } from './resume.ts';
 export { createSseFrameParser, formatSseFrame, isSseFrame, type SseFrame, type SseFrameHandlers } from './sse.ts';
-export { createWorkCounter, TextBuffer, type WorkCounter } from './text.ts';
 export { splitThinkTags, type ThinkSplit, ThinkSplitter } from './think.ts';
 export {
   buildThinkingTimeline,

@@ -8,7 +8,7 @@
  * closing tag outside a section stays text; inside a section only its own closing tag ends it; an
  * unclosed section runs to the end; the outside text is trimmed when there was a section.
  */
-import { TextBuffer, type WorkCounter } from './text.ts';
+import { TextBuffer, type WorkCounter } from '@switchboard/core';
 
 /** What the splitter has so far. */
 export interface ThinkSplit {

@@ -16,8 +16,8 @@
  * it arrives); `items()` rebuilds only the runs that changed.
  */
 import type { CanonicalEvent, Json } from '@switchboard/core';
+import { createWorkCounter, type WorkCounter } from '@switchboard/core';
 import { createMessageAccumulator, type MessageAccumulator, type ToolPart } from './accumulator.ts';
-import { createWorkCounter, type WorkCounter } from './text.ts';
 import { ThinkSplitter } from './think.ts';
 
 /** A tool call in the timeline. */

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { defaultApplyEvents } from '@ag-ui/client';
 import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core';
-import { createAgUiEncoder } from '@switchboard/core';
+import { type AgUiEventLike, type AgUiMessageLike, createAgUiEncoder, createAgUiReducer } from '@switchboard/core';
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { runAgUi } from '../../../test/support/ag-ui-oracle.ts';
-import { type AgUiEventLike, type AgUiMessageLike, createAgUiReducer } from '../src/ag-ui-reducer.ts';
 import { ANTHROPIC_CAPTURES, agUiJourneys, agUiSse, convertCapture, quietly } from './helpers.ts';
 
 describe('AG-UI reducer equals the official pipeline', () => {

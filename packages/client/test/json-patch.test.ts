@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { applyJsonPatch, type JsonPatchOperation } from '@switchboard/core';
 import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
-import { applyJsonPatch, type JsonPatchOperation } from '../src/json-patch.ts';
 
 /** Every pointer of a document (plus a few that do not exist). */
 function pointers(doc: unknown, prefix = ''): string[] {

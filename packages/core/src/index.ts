@@ -66,6 +66,14 @@ export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts'
 export type { AgUiEncoderOptions } from './protocols/ag-ui/encoder.ts';
 export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './protocols/ag-ui/encoder.ts';
 export { createAgUiDecoder, detectAgUi } from './protocols/ag-ui/reader.ts';
+export {
+  type AgUiEventLike,
+  type AgUiMessageLike,
+  type AgUiReducer,
+  type AgUiReducerOptions,
+  type AgUiToolCall,
+  createAgUiReducer,
+} from './protocols/ag-ui/reducer.ts';
 export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
@@ -79,6 +87,8 @@ export type { WsEncoderOptions, WsEvent } from './protocols/ws/encoder.ts';
 export { createWsEncoder } from './protocols/ws/encoder.ts';
 export { createWsDecoder, detectWs } from './protocols/ws/reader.ts';
 export { BlockAssembler } from './transforms/blocks.ts';
+export { applyJsonPatch, JsonPatchError, type JsonPatchOperation, jsonEquals } from './transforms/json-patch.ts';
 export type { PartialJson } from './transforms/partial-json.ts';
 export { parsePartialJson } from './transforms/partial-json.ts';
+export { createWorkCounter, TextBuffer, type WorkCounter } from './transforms/text-buffer.ts';
 export { createThinkTagExtractor, type ThinkSegment, type ThinkTagOptions } from './transforms/think-tags.ts';

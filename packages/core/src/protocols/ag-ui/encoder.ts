@@ -19,6 +19,7 @@
 
 import type { Machine } from '../../machine.ts';
 import type { CanonicalEvent, EventOf, Json, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
+import { createAgUiReducer } from './reducer.ts';
 import type { AgUiEvent, AgUiMessage } from './schema.ts';
 
 export interface AgUiEncoderOptions {
@@ -130,125 +131,13 @@ function carriedOutcome(pm: ProviderMetadata | undefined): JsonObject | undefine
 
 type Owner = string | undefined;
 
-/** The messages the client's apply step builds, mirrored for MESSAGES_SNAPSHOT. */
-class MessageMirror {
-  readonly list: Record<string, unknown>[] = [];
-  private readonly byId = new Map<string, Record<string, unknown>>();
-  /** Streamed content per message id (joined once, at snapshot time). */
-  private readonly content = new Map<string, string[]>();
-  private readonly calls = new Map<string, { call: Record<string, unknown>; args: string[]; owner: Record<string, unknown> }>();
-
-  private merge(target: Record<string, unknown>, metadata: JsonObject | undefined): void {
-    if (metadata === undefined) return;
-    target.metadata = { ...(target.metadata as JsonObject | undefined), ...structuredClone(metadata) };
-  }
-
-  private add(m: Record<string, unknown>): void {
-    this.list.push(m);
-    this.byId.set(m.id as string, m);
-  }
-
-  apply(ev: AgUiEvent): void {
-    switch (ev.type) {
-      case 'TEXT_MESSAGE_START':
-      case 'REASONING_MESSAGE_START': {
-        const id = ev.messageId as string;
-        let m = this.byId.get(id);
-        if (!m) {
-          m = { id, role: ev.type === 'TEXT_MESSAGE_START' ? 'assistant' : 'reasoning', content: '' };
-          if (ev.subagentRunId !== undefined) m.subagentRunId = ev.subagentRunId;
-          this.add(m);
-          this.content.set(id, []);
-        }
-        this.merge(m, ev.metadata);
-        return;
-      }
-      case 'TEXT_MESSAGE_CONTENT':
-      case 'REASONING_MESSAGE_CONTENT': {
-        const id = ev.messageId as string;
-        const m = this.byId.get(id);
-        if (!m) return;
-        let parts = this.content.get(id);
-        if (!parts) {
-          parts = [];
-          this.content.set(id, parts);
-        }
-        parts.push(ev.delta as string);
-        this.merge(m, ev.metadata);
-        return;
-      }
-      case 'TEXT_MESSAGE_END':
-      case 'REASONING_MESSAGE_END': {
-        const m = this.byId.get(ev.messageId as string);
-        if (m) this.merge(m, ev.metadata);
-        return;
-      }
-      case 'TOOL_CALL_START': {
-        const id = ev.toolCallId as string;
-        const parentId = ev.parentMessageId as string | undefined;
-        let owner = parentId !== undefined ? this.byId.get(parentId) : undefined;
-        if (owner?.role !== 'assistant') {
-          owner = { id: owner || parentId === undefined ? id : parentId, role: 'assistant', toolCalls: [] };
-          if (ev.subagentRunId !== undefined) owner.subagentRunId = ev.subagentRunId;
-          this.add(owner);
-        }
-        owner.toolCalls ??= [];
-        const call: Record<string, unknown> = { id, type: 'function', function: { name: ev.toolCallName, arguments: '' } };
-        (owner.toolCalls as unknown[]).push(call);
-        this.merge(call, ev.metadata);
-        this.calls.set(id, { call, args: [], owner });
-        return;
-      }
-      case 'TOOL_CALL_ARGS':
-      case 'TOOL_CALL_END': {
-        const c = this.calls.get(ev.toolCallId as string);
-        if (!c) return;
-        if (ev.type === 'TOOL_CALL_ARGS') c.args.push(ev.delta as string);
-        this.merge(c.call, ev.metadata);
-        return;
-      }
-      case 'TOOL_CALL_RESULT': {
-        const m: Record<string, unknown> = { id: ev.messageId, toolCallId: ev.toolCallId, role: 'tool', content: ev.content };
-        if (ev.subagentRunId !== undefined) m.subagentRunId = ev.subagentRunId;
-        this.merge(m, ev.metadata);
-        const owner = this.calls.get(ev.toolCallId as string)?.owner;
-        const at = owner ? this.list.indexOf(owner) : -1;
-        this.byId.set(m.id as string, m);
-        if (at === -1) this.list.push(m);
-        else {
-          let i = at + 1;
-          while (i < this.list.length && this.list[i].role === 'tool') i++;
-          this.list.splice(i, 0, m);
-        }
-        return;
-      }
-      case 'REASONING_ENCRYPTED_VALUE': {
-        const target = ev.subtype === 'tool-call' ? this.calls.get(ev.entityId as string)?.call : this.byId.get(ev.entityId as string);
-        if (target) target.encryptedValue = ev.encryptedValue;
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /** The messages as the client holds them now (content joined). */
-  snapshot(): Record<string, unknown>[] {
-    for (const [id, parts] of this.content) {
-      const m = this.byId.get(id);
-      if (m && (parts.length > 0 || 'content' in m)) m.content = parts.join('');
-    }
-    for (const { call, args } of this.calls.values()) (call.function as { arguments: string }).arguments = args.join('');
-    return structuredClone(this.list);
-  }
-}
-
 /** Creates an AG-UI encoder (push canonical events, get AG-UI events). */
 export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<CanonicalEvent, AgUiEvent> {
   const ns = options.namespace ?? 'switchboard';
   const sendReasoning = options.sendReasoning ?? true;
   const sendSources = options.sendSources ?? true;
-  const mirror = options.messagesSnapshot ? new MessageMirror() : undefined;
+  /** The messages the client's apply step builds (it starts from `history`), for MESSAGES_SNAPSHOT. */
+  const mirror = options.messagesSnapshot ? createAgUiReducer({ messages: options.history ?? [], warn: () => {} }) : undefined;
 
   let started = false;
   let ended = false;
@@ -500,7 +389,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
 
   function snapshot(out: AgUiEvent[]): void {
     if (!mirror) return;
-    const messages = [...structuredClone(options.history ?? []), ...mirror.snapshot()];
+    const messages = structuredClone(mirror.messages) as AgUiMessage[];
     push(out, { type: 'MESSAGES_SNAPSHOT', messages }, undefined, { derived: true });
   }
 

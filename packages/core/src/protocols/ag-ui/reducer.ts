@@ -17,8 +17,8 @@
  * `defaultApplyEvents` it takes events after chunk expansion and verification (CHUNK events throw);
  * it has no subscribers: an application reacts to `version` / `messages` instead.
  */
-import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
-import { createWorkCounter, TextBuffer, type WorkCounter } from './text.ts';
+import { applyJsonPatch, type JsonPatchOperation } from '../../transforms/json-patch.ts';
+import { createWorkCounter, TextBuffer, type WorkCounter } from '../../transforms/text-buffer.ts';
 
 /** One AG-UI event (loose: the reducer reads the fields it needs). */
 export type AgUiEventLike = { type: string } & Record<string, unknown>;
