@@ -19,7 +19,10 @@ export {
   JsonPatchError,
   type JsonPatchOperation,
   jsonEquals,
+  splitThinkTags,
   TextBuffer,
+  type ThinkSplit,
+  ThinkSplitter,
   type WorkCounter,
 } from '@switchboard/core';
 export {
@@ -69,7 +72,6 @@ export {
   resumableFetch,
 } from './resume.ts';
 export { createSseFrameParser, formatSseFrame, isSseFrame, type SseFrame, type SseFrameHandlers } from './sse.ts';
-export { splitThinkTags, type ThinkSplit, ThinkSplitter } from './think.ts';
 export {
   buildThinkingTimeline,
   createTimelineBuilder,

@@ -9,16 +9,14 @@
  *
  * Thinking arrives two ways: streamed reasoning blocks, and `<think>` tags inside the text of models
  * that write their reasoning into the answer. Tags are split out as the text streams (incrementally,
- * see think.ts); a tag section whose text equals a streamed thinking block of the same message is
+ * core's `ThinkSplitter`); a tag section whose text equals a streamed thinking block of the same message is
  * dropped — the streamed one wins, as the seed prescribes.
  *
  * Incremental: `createTimelineBuilder().apply(event)` is O(1) amortised per event (text is split as
  * it arrives); `items()` rebuilds only the runs that changed.
  */
-import type { CanonicalEvent, Json } from '@switchboard/core';
-import { createWorkCounter, type WorkCounter } from '@switchboard/core';
+import { type CanonicalEvent, createWorkCounter, type Json, ThinkSplitter, type WorkCounter } from '@switchboard/core';
 import { createMessageAccumulator, type MessageAccumulator, type ToolPart } from './accumulator.ts';
-import { ThinkSplitter } from './think.ts';
 
 /** A tool call in the timeline. */
 export interface ToolCallData {

@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import type { CanonicalEvent } from '@switchboard/core';
 import { extractThinkTags, project, toTimeline } from '@switchboard/store';
 import fc from 'fast-check';
-import { ThinkSplitter } from '../src/think.ts';
+import { ThinkSplitter } from '../src/index.ts';
 import { buildThinkingTimeline, createTimelineBuilder, type TimelineItem } from '../src/timeline.ts';
 import { ANTHROPIC_CAPTURES, decodeCapture } from './helpers.ts';
 
@@ -174,6 +174,7 @@ describe('the streaming <think> splitter equals the store extraction', () => {
         s.push(text.slice(at));
         s.end();
         const expected = extractThinkTags(text);
+        assert.deepEqual(expected, referenceThinkTags(text));
         assert.deepEqual(
           { content: s.split.content, thinking: s.split.thinking },
           { content: expected.content, thinking: expected.thinking },
@@ -183,6 +184,38 @@ describe('the streaming <think> splitter equals the store extraction', () => {
     );
   });
 });
+
+/**
+ * An independent whole-text reference of the rules (a regular expression over the whole text, as the
+ * store did before it used core's splitter): the streaming splitter and the store must equal it.
+ */
+function referenceThinkTags(text: string): { content: string; thinking: string[]; unclosed: boolean } {
+  const tag = /<(\/?)(think|thinking)\s*>/gi;
+  const thinking: string[] = [];
+  const outside: string[] = [];
+  let pos = 0;
+  let open: { name: string; from: number } | undefined;
+  for (let m = tag.exec(text); m !== null; m = tag.exec(text)) {
+    const closing = m[1] === '/';
+    const name = m[2].toLowerCase();
+    if (!open) {
+      if (closing) continue;
+      outside.push(text.slice(pos, m.index));
+      open = { name, from: m.index + m[0].length };
+    } else if (closing && name === open.name) {
+      thinking.push(text.slice(open.from, m.index));
+      open = undefined;
+      pos = m.index + m[0].length;
+    }
+  }
+  if (open) {
+    thinking.push(text.slice(open.from));
+    return { content: outside.join('').trim(), thinking, unclosed: true };
+  }
+  outside.push(text.slice(pos));
+  const content = outside.join('');
+  return { content: thinking.length > 0 ? content.trim() : content, thinking, unclosed: false };
+}
 
 describe('timeline is linear', () => {
   test('80,000 deltas inside and outside <think>, the timeline read every 100 events', () => {

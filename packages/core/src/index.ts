@@ -91,4 +91,11 @@ export { applyJsonPatch, JsonPatchError, type JsonPatchOperation, jsonEquals } f
 export type { PartialJson } from './transforms/partial-json.ts';
 export { parsePartialJson } from './transforms/partial-json.ts';
 export { createWorkCounter, TextBuffer, type WorkCounter } from './transforms/text-buffer.ts';
-export { createThinkTagExtractor, type ThinkSegment, type ThinkTagOptions } from './transforms/think-tags.ts';
+export {
+  createThinkTagExtractor,
+  splitThinkTags,
+  type ThinkSegment,
+  type ThinkSplit,
+  ThinkSplitter,
+  type ThinkTagOptions,
+} from './transforms/think-tags.ts';

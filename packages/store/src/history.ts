@@ -9,7 +9,7 @@
  *   streamed thinking blocks;
  * - `canonical`: the user messages and each run's canonical events.
  */
-import type { CanonicalEvent, Json, JsonObject, ProviderMetadata } from '@switchboard/core';
+import { type CanonicalEvent, type Json, type JsonObject, type ProviderMetadata, splitThinkTags } from '@switchboard/core';
 
 import {
   type AssistantMessage,
@@ -415,39 +415,15 @@ export interface ThinkExtraction {
   unclosed: boolean;
 }
 
-const THINK_TAG = /<(\/?)(think|thinking)\s*>/gi;
-
 /**
- * Extracts `<think>…</think>` (and `<thinking>…</thinking>`) blocks from stored text. Malformed input
+ * Extracts `<think>…</think>` (and `<thinking>…</thinking>`) blocks from stored text, with core's
+ * `splitThinkTags` (the client's timeline splits live text with the same rules). Malformed input
  * keeps its content: an unclosed block runs to the end, a stray closing tag stays as text, a tag
  * inside a block is part of it.
  */
 export function extractThinkTags(text: string): ThinkExtraction {
-  const thinking: string[] = [];
-  const outside: string[] = [];
-  let pos = 0;
-  let open: { name: string; from: number } | undefined;
-  THINK_TAG.lastIndex = 0;
-  for (let m = THINK_TAG.exec(text); m !== null; m = THINK_TAG.exec(text)) {
-    const closing = m[1] === '/';
-    const name = m[2].toLowerCase();
-    if (!open) {
-      if (closing) continue; // stray closing tag: keep it as text
-      outside.push(text.slice(pos, m.index));
-      open = { name, from: m.index + m[0].length };
-    } else if (closing && name === open.name) {
-      thinking.push(text.slice(open.from, m.index));
-      open = undefined;
-      pos = m.index + m[0].length;
-    }
-  }
-  if (open) {
-    thinking.push(text.slice(open.from));
-    return { content: outside.join('').trim(), thinking, unclosed: true };
-  }
-  outside.push(text.slice(pos));
-  const content = outside.join('');
-  return { content: thinking.length > 0 ? content.trim() : content, thinking, unclosed: false };
+  const { content, thinking, open } = splitThinkTags(text);
+  return { content, thinking, unclosed: open };
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
