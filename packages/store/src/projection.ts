@@ -22,6 +22,7 @@ import {
   type FinishReason,
   type Json,
   type JsonObject,
+  OpenSpans,
   type ProviderMetadata,
   parsePartialJson,
   type ReasoningVariant,
@@ -370,11 +371,9 @@ export class Projector {
   /** Index of the last step-start part (current step = parts after it). */
   private stepIndex = -1;
   // Canonical state (for metadata and for closing an interrupted run).
-  private readonly canonicalText = new Set<string>();
-  private readonly canonicalReasoning = new Set<string>();
-  private readonly canonicalTools = new Map<string, { toolName: string; text: Chunks; providerExecuted?: boolean }>();
+  /** What is open, for the closing events of an interrupted run. */
+  private readonly open = new OpenSpans();
   private readonly openSteps = new Map<string, StepInfo>();
-  private readonly openSubagents = new Set<string>();
   private readonly steps: StepInfo[] = [];
   private readonly sources: SourceInfo[] = [];
   private readonly errors: ErrorInfo[] = [];
@@ -416,6 +415,7 @@ export class Projector {
     this.firstTs ??= e.ts;
     this.lastTs = e.ts;
     this.track(e);
+    this.open.track(e);
     this.mirror(e);
   }
 
@@ -457,43 +457,11 @@ export class Projector {
         if (e.usage) s.usage = e.usage;
         return;
       }
-      case 'text-start':
-        this.canonicalText.add(e.blockId);
-        return;
       case 'text-delta':
-        this.canonicalText.add(e.blockId);
         if (e.subagentId === undefined) this.content.push(e.delta);
-        return;
-      case 'text-end':
-        this.canonicalText.delete(e.blockId);
-        return;
-      case 'reasoning-start':
-      case 'reasoning-delta':
-        this.canonicalReasoning.add(e.blockId);
-        return;
-      case 'reasoning-end':
-        this.canonicalReasoning.delete(e.blockId);
-        return;
-      case 'tool-input-start': {
-        const t: { toolName: string; text: Chunks; providerExecuted?: boolean } = { toolName: e.toolName, text: new Chunks() };
-        if (e.providerExecuted) t.providerExecuted = true;
-        this.canonicalTools.set(e.toolCallId, t);
-        return;
-      }
-      case 'tool-input-delta':
-        this.canonicalTools.get(e.toolCallId)?.text.push(e.delta);
-        return;
-      case 'tool-input-end':
-        this.canonicalTools.delete(e.toolCallId);
         return;
       case 'todos':
         this.todos = e.todos;
-        return;
-      case 'subagent-start':
-        this.openSubagents.add(e.subagentId);
-        return;
-      case 'subagent-finish':
-        this.openSubagents.delete(e.subagentId);
         return;
       case 'usage':
         if (e.subagentId !== undefined) return;
@@ -949,23 +917,12 @@ export class Projector {
     const out: CanonicalEvent[] = [];
     const env = () => ({ runId, seq: ++seq, ts });
     out.push({ type: 'error', ...env(), code: 'interrupted', message: reason, fatal: true });
-    for (const blockId of this.canonicalText) out.push({ type: 'text-end', ...env(), blockId });
-    for (const blockId of this.canonicalReasoning) out.push({ type: 'reasoning-end', ...env(), blockId });
-    for (const [toolCallId, t] of this.canonicalTools) {
-      const text = t.text.toString();
-      const e: CanonicalEvent = {
-        type: 'tool-input-end',
-        ...env(),
-        toolCallId,
-        toolName: t.toolName,
-        input: text,
-        inputError: 'the run was interrupted before the tool input was complete',
-      };
-      if (t.providerExecuted) e.providerExecuted = true;
-      out.push(e);
-    }
-    for (const stepId of this.openSteps.keys()) out.push({ type: 'step-finish', ...env(), stepId, finishReason: 'error' });
-    for (const subagentId of this.openSubagents) out.push({ type: 'subagent-finish', ...env(), subagentId, error: reason });
+    const closing = this.open.close({
+      inputError: 'the run was interrupted before the tool input was complete',
+      input: 'text',
+      steps: { subagentError: reason },
+    });
+    for (const { type, ...fields } of closing) out.push({ type, ...env(), ...fields } as CanonicalEvent);
     out.push({ type: 'run-finish', ...env(), finishReason: 'error', rawFinishReason: 'interrupted' });
     return out;
   }

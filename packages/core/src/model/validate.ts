@@ -1,4 +1,6 @@
 import type { ZodError } from 'zod';
+import type { CanonicalEvent } from './events.ts';
+import { OpenSpans } from './open-spans.ts';
 import { canonicalEventSchema } from './schema.ts';
 
 /** One problem found by {@link validate}: which event, which field, what was expected. */
@@ -38,7 +40,7 @@ function zodIssues(index: number, error: ZodError): ValidationIssue[] {
  */
 export function validate(events: Iterable<unknown>): ValidationResult {
   const issues: ValidationIssue[] = [];
-  const open = new Set<string>();
+  const open = new OpenSpans();
   const tools = new Set<string>();
   let runId: string | undefined;
   let lastSeq = -1;
@@ -66,17 +68,17 @@ export function validate(events: Iterable<unknown>): ValidationResult {
         break;
       case 'text-start':
       case 'reasoning-start':
-        if (open.has(e.blockId)) issue('blockId', `block "${e.blockId}" is already open`);
-        open.add(e.blockId);
+        if (open.hasBlock(e.blockId)) issue('blockId', `block "${e.blockId}" is already open`);
         break;
       case 'text-delta':
       case 'reasoning-delta':
       case 'citation':
-        if (!open.has(e.blockId)) issue('blockId', `expected an open block "${e.blockId}" (no ${e.type.split('-')[0]}-start before it)`);
+        if (!open.hasBlock(e.blockId))
+          issue('blockId', `expected an open block "${e.blockId}" (no ${e.type.split('-')[0]}-start before it)`);
         break;
       case 'text-end':
       case 'reasoning-end':
-        if (!open.delete(e.blockId)) issue('blockId', `expected an open block "${e.blockId}" to close`);
+        if (!open.hasBlock(e.blockId)) issue('blockId', `expected an open block "${e.blockId}" to close`);
         break;
       case 'tool-input-start':
         tools.add(e.toolCallId);
@@ -88,6 +90,8 @@ export function validate(events: Iterable<unknown>): ValidationResult {
         tools.add(e.toolCallId);
         break;
     }
+    // Starts and ends only: a delta outside its block is reported each time, not taken as opening it.
+    if (e.type.endsWith('-start') || e.type.endsWith('-end')) open.track(e as CanonicalEvent);
   }
   return { ok: issues.length === 0, issues };
 }

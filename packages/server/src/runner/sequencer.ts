@@ -9,7 +9,7 @@
  * back until the runner knows how the agent ended: an agent that prints `done` and then exits 1
  * did not succeed.
  */
-import { CANONICAL_VERSION, type CanonicalEvent, type EventInit, type Framework } from '@switchboard/core';
+import { CANONICAL_VERSION, type CanonicalEvent, type EventInit, type Framework, OpenSpans } from '@switchboard/core';
 
 /** What the sequencer stamps on events it makes itself. */
 export interface SequencerInit {
@@ -24,16 +24,13 @@ export interface SequencerInit {
   now?: () => number;
 }
 
-type OpenBlock = { kind: 'text' | 'reasoning'; subagentId?: string };
-type OpenTool = { toolName: string; subagentId?: string };
-
 /** Renumbers a run's events, holds back its terminal event and ends cut-off runs cleanly. */
 export class RunSequencer {
   private readonly init: SequencerInit;
   private readonly now: () => number;
   private seq = 0;
-  private readonly blocks = new Map<string, OpenBlock>();
-  private readonly tools = new Map<string, OpenTool>();
+  /** What the run has open (core's "close what is open"). */
+  private readonly open = new OpenSpans();
   /** True once run-start went out. */
   started = false;
   /** True once a terminal event went out: nothing more is emitted. */
@@ -69,7 +66,7 @@ export class RunSequencer {
       if (this.started) return;
       this.started = true;
     } else if (!this.started) this.startRun(out);
-    this.track(e);
+    this.open.track(e);
     this.stamp(e, out);
   }
 
@@ -141,45 +138,8 @@ export class RunSequencer {
     out.push(e);
   }
 
-  private track(e: CanonicalEvent): void {
-    const sub = e.subagentId;
-    switch (e.type) {
-      case 'text-start':
-      case 'reasoning-start':
-        this.blocks.set(e.blockId, { kind: e.type === 'text-start' ? 'text' : 'reasoning', ...(sub ? { subagentId: sub } : {}) });
-        break;
-      case 'text-end':
-      case 'reasoning-end':
-        this.blocks.delete(e.blockId);
-        break;
-      case 'tool-input-start':
-        this.tools.set(e.toolCallId, { toolName: e.toolName, ...(sub ? { subagentId: sub } : {}) });
-        break;
-      case 'tool-input-end':
-        this.tools.delete(e.toolCallId);
-        break;
-    }
-  }
-
   /** Closes every block and tool input that is still open, so a cut-off run stays well formed. */
   private closeOpen(out: CanonicalEvent[]): void {
-    for (const [blockId, b] of this.blocks) {
-      const e: EventInit = { type: b.kind === 'text' ? 'text-end' : 'reasoning-end', blockId };
-      if (b.subagentId) e.subagentId = b.subagentId;
-      this.emit(e, out);
-    }
-    this.blocks.clear();
-    for (const [toolCallId, t] of this.tools) {
-      const e: EventInit = {
-        type: 'tool-input-end',
-        toolCallId,
-        toolName: t.toolName,
-        input: {},
-        inputError: 'the run ended before the input of this tool call was complete',
-      };
-      if (t.subagentId) e.subagentId = t.subagentId;
-      this.emit(e, out);
-    }
-    this.tools.clear();
+    for (const e of this.open.close({ inputError: 'the run ended before the input of this tool call was complete' })) this.emit(e, out);
   }
 }
