@@ -18,6 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import { type CanonicalEvent, decode, type EventOf } from '@switchboard/core';
 import { validate } from '@switchboard/core/schema';
 import fc from 'fast-check';
+import { runAgent } from '../src/agents/run.ts';
 import { findAgent, resolveConfig } from '../src/config/load.ts';
 import type { AgentDefinition, ProcessAgent } from '../src/config/types.ts';
 import {
@@ -27,7 +28,6 @@ import {
   type RunnerLogger,
   type RunOptions,
   type RunRequest,
-  runAgent,
 } from '../src/runner/index.ts';
 import { createLineSplitter } from '../src/runner/lines.ts';
 

@@ -15,16 +15,6 @@ import type { RunMessage } from '../runner/types.ts';
 import { messageText } from './messages.ts';
 import { providerStream } from './providers.ts';
 
-/** True when `@langchain/core` can be loaded. */
-export function langchainAvailable(): boolean {
-  try {
-    import.meta.resolve('@langchain/core/language_models/chat_models');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 type LcModules = [
   typeof import('@langchain/core/language_models/chat_models'),
   typeof import('@langchain/core/messages'),

@@ -5,41 +5,11 @@
  * `decode(body, '<framework>')` makes of the provider's stream. The API key is read from the
  * server's environment at run time and sent only to the configured base URL.
  */
-import { type CanonicalEvent, decode, type Framework } from '@switchboard/core';
+import { type CanonicalEvent, decode } from '@switchboard/core';
+import { apiKeyFrom, PROVIDER_FRAMEWORK } from '../config/defaults.ts';
 import type { Provider, ProviderSettings } from '../config/types.ts';
 import { AgentError, decoderOptions, type InProcessContext } from '../runner/in-process.ts';
 import { toTurns } from './messages.ts';
-
-/** The decoder of each provider's stream. */
-export const PROVIDER_FRAMEWORK: Record<Provider, Framework> = { anthropic: 'anthropic', openai: 'openai-chat', gemini: 'gemini' };
-
-/** Default settings of the SDK agents (base URLs as the official SDKs take them from the environment). */
-export const PROVIDER_DEFAULTS: Record<
-  Provider,
-  { model: string; baseUrl: string; apiKeyEnv: string[]; baseUrlEnv: string; modelEnv: string }
-> = {
-  anthropic: {
-    model: 'claude-sonnet-4-5',
-    baseUrl: 'https://api.anthropic.com',
-    apiKeyEnv: ['ANTHROPIC_API_KEY'],
-    baseUrlEnv: 'ANTHROPIC_BASE_URL',
-    modelEnv: 'ANTHROPIC_MODEL',
-  },
-  openai: {
-    model: 'gpt-4.1-mini',
-    baseUrl: 'https://api.openai.com/v1',
-    apiKeyEnv: ['OPENAI_API_KEY'],
-    baseUrlEnv: 'OPENAI_BASE_URL',
-    modelEnv: 'OPENAI_MODEL',
-  },
-  gemini: {
-    model: 'gemini-2.5-flash',
-    baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
-    apiKeyEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY'],
-    baseUrlEnv: 'GEMINI_BASE_URL',
-    modelEnv: 'GEMINI_MODEL',
-  },
-};
 
 /** One provider request, before the key is added. */
 export interface ProviderRequest {
@@ -50,15 +20,6 @@ export interface ProviderRequest {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
-}
-
-/** The API key from the first of `names` that is set, or undefined. */
-export function apiKeyFrom(env: Readonly<Record<string, string | undefined>>, names: readonly string[]): string | undefined {
-  for (const name of names) {
-    const value = env[name];
-    if (value) return value;
-  }
-  return undefined;
 }
 
 function conversation(ctx: InProcessContext, settings: ProviderSettings) {

@@ -18,6 +18,7 @@ import {
   isCanonicalEvent,
   type Source,
 } from '@switchboard/core';
+import { REPLAY_INTERVAL_MS } from '../config/defaults.ts';
 
 /** What a capture can be replayed as: a framework, `auto`, or `canonical` (a stored run). */
 export type ReplayFormat = Framework | 'auto' | 'canonical';
@@ -38,8 +39,6 @@ export interface ReplayOptions extends DecoderOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** Default pause between values without timestamps. */
-export const REPLAY_INTERVAL_MS = 20;
 const MAX_GAP_MS = 5000;
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -16,7 +16,8 @@ import {
   pipe,
 } from '@switchboard/core';
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
-import { REPLAY_INTERVAL_MS, replayCapture } from '../agents/replay.ts';
+import { replayCapture } from '../agents/replay.ts';
+import { REPLAY_INTERVAL_MS } from '../config/defaults.ts';
 import { CliIoError, openInput, openOutput } from './io.ts';
 
 function usage(message: string): number {

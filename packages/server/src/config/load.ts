@@ -7,10 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { langchainAvailable } from '../agents/langchain.ts';
-import { apiKeyFrom, PROVIDER_DEFAULTS, PROVIDER_FRAMEWORK } from '../agents/providers.ts';
-import { REPLAY_INTERVAL_MS } from '../agents/replay.ts';
-import { DEFAULT_LIMITS } from '../runner/types.ts';
+import { apiKeyFrom, DEFAULT_LIMITS, langchainAvailable, PROVIDER_DEFAULTS, PROVIDER_FRAMEWORK, REPLAY_INTERVAL_MS } from './defaults.ts';
 import { type ConfigFile, configFileSchema, HOST_PATTERN, ORIGIN, POSTGRES_URL, REDIS_URL } from './schema.ts';
 import type {
   AgentDefinition,

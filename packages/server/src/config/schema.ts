@@ -4,7 +4,7 @@
  */
 import { FRAMEWORKS } from '@switchboard/core';
 import { z } from 'zod';
-import { ENV_PATTERN } from '../runner/env.ts';
+import { ENV_PATTERN } from './defaults.ts';
 import { BUILTIN_AGENTS, PROVIDERS } from './types.ts';
 
 /** Frameworks an agent can declare: every decoder, or `auto`. */

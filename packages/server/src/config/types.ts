@@ -3,7 +3,14 @@
  * the defaults. Paths are absolute; every limit has its value.
  */
 import type { Framework } from '@switchboard/core';
-import type { AgentLimits } from '../runner/types.ts';
+
+/** Resolved limits of one agent. */
+export interface AgentLimits {
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  maxLineBytes: number;
+  maxOutputBytes: number;
+}
 
 /** Names of the built-in agents. */
 export const BUILTIN_AGENTS = ['demo', 'replay', 'anthropic', 'openai', 'gemini', 'langchain'] as const;

@@ -20,9 +20,6 @@ export const BASE_ENV_VARS: readonly string[] = [
   ...(process.platform === 'win32' ? ['SYSTEMROOT', 'SYSTEMDRIVE', 'WINDIR', 'COMSPEC', 'PATHEXT', 'TEMP', 'TMP', 'USERPROFILE'] : []),
 ];
 
-/** A valid allow-list entry: a variable name, or a prefix ending in `*` (`OPENAI_*`). */
-export const ENV_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
-
 /** What `buildAgentEnv` needs. */
 export interface AgentEnvSpec {
   /** Names (or `PREFIX_*` patterns) passed through from the server's environment. */

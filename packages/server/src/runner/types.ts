@@ -2,10 +2,12 @@
  * The runner's public types: what a run is given, what it returns, and how it reports.
  */
 import type { CanonicalEvent } from '@switchboard/core';
-import type { AgentRequest } from '../agents/agent.ts';
 
 /** One message of the conversation (an AI SDK `UIMessage`, loosely typed). */
-export type RunMessage = AgentRequest['messages'][number];
+export type RunMessage = { id: string; role: string; parts: readonly object[] };
+
+export { DEFAULT_LIMITS } from '../config/defaults.ts';
+export type { AgentLimits } from '../config/types.ts';
 
 /** What one run of an agent is given. */
 export interface RunRequest {
@@ -85,24 +87,4 @@ export interface AgentRun extends AsyncIterableIterator<CanonicalEvent, undefine
   readonly bufferedBytes: number;
   /** Stops the run without emitting anything more; resolves once the process is gone. */
   return(): Promise<IteratorResult<CanonicalEvent, undefined>>;
-}
-
-/** Default limits of an agent run. */
-export const DEFAULT_LIMITS = {
-  /** Wall-clock time of one run: 10 minutes. */
-  timeoutMs: 10 * 60_000,
-  /** Longest silence on stdout: 5 minutes. */
-  idleTimeoutMs: 5 * 60_000,
-  /** Longest stdout line: 1 MiB. */
-  maxLineBytes: 1024 * 1024,
-  /** All of a run's stdout: 64 MiB. */
-  maxOutputBytes: 64 * 1024 * 1024,
-} as const;
-
-/** Resolved limits of one agent. */
-export interface AgentLimits {
-  timeoutMs: number;
-  idleTimeoutMs: number;
-  maxLineBytes: number;
-  maxOutputBytes: number;
 }

@@ -8,9 +8,9 @@ import { decode, type Framework } from '@switchboard/core';
 
 import type { AgentEvent, AgentFactory } from '../agents/agent.ts';
 import { lastUserText } from '../agents/messages.ts';
+import { runAgent } from '../agents/run.ts';
 import type { AgentDefinition, SwitchboardConfig } from '../config/types.ts';
 import { AgentError, decoderOptions, type InProcessAgent, runInProcess } from '../runner/in-process.ts';
-import { runAgent } from '../runner/index.ts';
 import { type AgentLimits, type AgentRun, DEFAULT_LIMITS, type RunOptions, type RunRequest } from '../runner/types.ts';
 
 /** An agent given in code. */
