@@ -1,342 +1,58 @@
 /**
  * Projection: a run's canonical events → the persisted assistant message of seed 000
  * (`content` = the final text, `metadata` = processing and thinking blocks with durations, ordered
- * parts, tool calls, todos, steps, sources, usage, model, stop reason, errors).
+ * parts, tool calls, todos, steps, sources, usage, model, stop reason, errors). The message types
+ * are in `message.ts`, the ordered parts are built by `parts-mirror.ts`; this file folds the rest,
+ * takes snapshots and closes an interrupted run.
  *
  * The projector is incremental: `apply(event)` costs O(1) amortised (text is kept as chunk lists
  * and joined only when a snapshot is taken), so projecting a run is linear in its events. It is
- * what the store keeps in memory for a live run and writes out while the run streams.
- *
- * The ordered `parts` mirror exactly what the AI SDK encoder (`protocols/ai-sdk/encoder.ts` in core) sends and the
- * official `readUIMessageStream` assembles from it: the same step boundaries (explicit and the
- * encoder's implicit ones), the same tool-part lookups, data parts replaced by id, source URLs
- * deduplicated, citations numbered `citation-<n>`. That is what makes a reloaded `UIMessage`
- * (history.ts) equal the one the client built live. Durations come from the events' `ts` (the
- * server clock), so "Thought for 4s" is still right after a reload.
+ * what the store keeps in memory for a live run and writes out while the run streams. Durations
+ * come from the events' `ts` (the server clock), so "Thought for 4s" is still right after a reload.
  */
-import {
-  addUsage,
-  type CanonicalEvent,
-  type Citation,
-  type EventOf,
-  type FinishReason,
-  type Json,
-  type JsonObject,
-  OpenSpans,
-  type ProviderMetadata,
-  parsePartialJson,
-  type ReasoningVariant,
-  type Todo,
-  type Usage,
-} from '@switchboard/core';
+import { addUsage, type CanonicalEvent, type EventOf, OpenSpans, TextBuffer, type Todo, type Usage } from '@switchboard/core';
+import type {
+  AssistantMessage,
+  AssistantMetadata,
+  ErrorInfo,
+  MessageStatus,
+  PersistenceState,
+  ProjectorInit,
+  ReasoningSpan,
+  SourceInfo,
+  StepInfo,
+  ThinkingSpan,
+} from './message.ts';
+import { mergeProviderMetadata } from './message.ts';
+import { PartsMirror, sourceInfo } from './parts-mirror.ts';
 
-/**
- * Lifecycle of a persisted message (seed 004): `transient` exists only in memory (a projector's
- * snapshot that was never written), `pending` is written while its run is live and still being
- * appended, `persisted` once the run's `run-finish` / `run-abort` is stored with it.
- */
-export type PersistenceState = 'transient' | 'pending' | 'persisted';
-
-/** Where an assistant message stands: still streaming, or how its run ended. */
-export type MessageStatus = 'streaming' | 'complete' | 'error' | 'aborted';
-
-/** One reasoning block as seed 000 stores it, with its server-measured duration. */
-export interface ReasoningSpan {
-  blockId: string;
-  text: string;
-  /** `ts` of the block's reasoning-start (ms since the epoch, server clock). */
-  startedAt: number;
-  /** `ts` of its reasoning-end (absent while it streams). */
-  endedAt?: number;
-  /** endedAt − startedAt. */
-  durationMs?: number;
-  subagentId?: string;
-}
-
-/** A thinking block: a reasoning span plus what a model needs to accept it back. */
-export interface ThinkingSpan extends ReasoningSpan {
-  /** Anthropic thinking signature, when there is one (also kept in providerMetadata). */
-  signature?: string;
-  /** True for redacted thinking (its opaque data is in providerMetadata). */
-  redacted?: boolean;
-  /** Everything the provider attached: Anthropic signature / redacted data, OpenAI item id and encrypted content, … */
-  providerMetadata?: ProviderMetadata;
-}
-
-interface PartBase {
-  /** seq of the event that created the part (orders parts against tool results for AG-UI). */
-  seq: number;
-  /** Set on parts produced by a nested subagent. */
-  subagentId?: string;
-}
-
-/** A step boundary (AI SDK `step-start`): an explicit step-start event, or the encoder's implicit one. */
-export interface StepStartPart extends PartBase {
-  type: 'step-start';
-  startedAt: number;
-  /** Set for explicit steps (a canonical step-start); absent for the encoder's implicit steps. */
-  stepId?: string;
-  kind?: EventOf<'step-start'>['kind'];
-  name?: string;
-  number?: number;
-  model?: string;
-}
-
-export interface ReasoningPart extends PartBase {
-  type: 'reasoning';
-  blockId: string;
-  variant: ReasoningVariant;
-  text: string;
-  state: 'streaming' | 'done';
-  startedAt: number;
-  endedAt?: number;
-  durationMs?: number;
-  /** Start and end providerMetadata merged per provider (signatures arrive on the end). */
-  providerMetadata?: ProviderMetadata;
-}
-
-/** A citation of a text block, numbered like the AI SDK encoder numbers them (`citation-<n>`). */
-export type StoredCitation = Citation & { sourceId: string };
-
-export interface TextPart extends PartBase {
-  type: 'text';
-  blockId: string;
-  text: string;
-  state: 'streaming' | 'done';
-  startedAt: number;
-  endedAt?: number;
-  /** seq of the event that closed it (tells text blocks open at the same time apart). */
-  endSeq?: number;
-  citations?: StoredCitation[];
-  /** The end's providerMetadata, else the start's (the AI SDK client's replace rule). */
-  providerMetadata?: ProviderMetadata;
-}
-
-/** AI SDK tool part states that a canonical stream can reach. */
-export type ToolState = 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
-
-export interface ToolPart extends PartBase {
-  type: 'tool';
-  toolCallId: string;
-  toolName: string;
-  state: ToolState;
-  /** The parsed input (while streaming: what the partial JSON parses to so far). */
-  input?: Json;
-  /** The input text as it streamed (kept once complete: the exact text the model produced). Absent when the input came whole. */
-  inputText?: string;
-  /** Why the input text could not be parsed (canonical `inputError`). */
-  inputError?: string;
-  output?: Json;
-  /** The error text of a failed call (tool-error, or the input error). */
-  errorText?: string;
-  /** The provider's error payload of a tool-error. */
-  errorOutput?: Json;
-  preliminary?: boolean;
-  providerExecuted?: boolean;
-  callProviderMetadata?: ProviderMetadata;
-  resultProviderMetadata?: ProviderMetadata;
-  startedAt: number;
-  /** ts of the output / error. */
-  endedAt?: number;
-  durationMs?: number;
-  /** seq of the output / error event. */
-  outputSeq?: number;
-}
-
-export interface SourcePart extends PartBase {
-  type: 'source';
-  sourceId: string;
-  kind: 'url' | 'document';
-  url?: string;
-  title?: string;
-  mediaType?: string;
-  filename?: string;
-  providerMetadata?: ProviderMetadata;
-  /** True when the source came from a citation (its id is `citation-<n>`). */
-  fromCitation?: boolean;
-}
-
-export interface FilePart extends PartBase {
-  type: 'file';
-  url: string;
-  mediaType: string;
-  filename?: string;
-  providerMetadata?: ProviderMetadata;
-}
-
-/**
- * An AI SDK data part (`data-<name>`): todos (id `todos`), usage, subagent (id = subagentId), state
- * (id `state`), custom. A data part with an id is replaced in place by a later one with that id.
- */
-export interface DataPart extends PartBase {
-  type: 'data';
-  name: string;
-  id?: string;
-  data: Json;
-}
-
-/** One ordered block of an assistant message. */
-export type MessagePart = StepStartPart | ReasoningPart | TextPart | ToolPart | SourcePart | FilePart | DataPart;
-
-/** A step of the run (explicit canonical steps only). */
-export interface StepInfo {
-  stepId: string;
-  kind: EventOf<'step-start'>['kind'];
-  name?: string;
-  number?: number;
-  model?: string;
-  startedAt: number;
-  endedAt?: number;
-  durationMs?: number;
-  finishReason?: FinishReason;
-  rawFinishReason?: string;
-  usage?: Usage;
-  subagentId?: string;
-}
-
-/** A source the answer drew on. */
-export interface SourceInfo {
-  sourceId: string;
-  kind: 'url' | 'document';
-  url?: string;
-  title?: string;
-  mediaType?: string;
-  filename?: string;
-  providerMetadata?: ProviderMetadata;
-}
-
-/** An error of the run. */
-export interface ErrorInfo {
-  message: string;
-  code?: string;
-  fatal: boolean;
-  seq: number;
-  ts: number;
-  where?: EventOf<'error'>['where'];
-  providerMetadata?: ProviderMetadata;
-}
-
-/** The metadata of a persisted assistant message. */
-export interface AssistantMetadata {
-  status: MessageStatus;
-  /** Processing blocks (agent status / progress, "Processed in 2s"). */
-  processing: ReasoningSpan[];
-  /** Thinking blocks (model reasoning, "Thought for 4s"), with signatures / provider metadata. */
-  thinking: ThinkingSpan[];
-  /** Every block in order (see MessagePart). */
-  parts: MessagePart[];
-  /** The latest todo list, when the run had one. */
-  todos?: Todo[];
-  steps: StepInfo[];
-  sources: SourceInfo[];
-  /** Total usage: run-finish's, else the last total usage event, else the sum of steps and increments. */
-  usage?: Usage;
-  model?: string;
-  provider?: string;
-  agent?: string;
-  /** run-finish's finishReason. */
-  stopReason?: FinishReason;
-  rawStopReason?: string;
-  abortReason?: string;
-  /** The first fatal error (else the last error of a run that ended in error). */
-  error?: ErrorInfo;
-  errors: ErrorInfo[];
-  /** ts of run-start, and of the last event. */
-  startedAt?: number;
-  endedAt?: number;
-  durationMs?: number;
-  /** seq of the last event projected. */
-  lastSeq: number;
-  /** run-start's `metadata` (the AI SDK's messageMetadata). */
-  runMetadata?: JsonObject;
-  /** run-start's and run-finish's providerMetadata, merged. */
-  providerMetadata?: ProviderMetadata;
-}
-
-/** The persisted assistant message of one run. */
-export interface AssistantMessage {
-  id: string;
-  chatId: string;
-  runId: string;
-  role: 'assistant';
-  /** The final text: every text delta of the main agent, in order. */
-  content: string;
-  metadata: AssistantMetadata;
-  persistenceState: PersistenceState;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** A user (or system) message, stored when a run starts. */
-export interface UserMessage {
-  id: string;
-  chatId: string;
-  /** The run that answers it. */
-  runId?: string;
-  role: 'user' | 'system';
-  content: string;
-  /** `parts`: the client's UIMessage parts (files, …) when it sent them; anything else the caller stored. */
-  metadata: JsonObject;
-  persistenceState: PersistenceState;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** A message of a chat. */
-export type PersistedMessage = AssistantMessage | UserMessage;
-
-/** What a projector needs to know that the events may not say. */
-export interface ProjectorInit {
-  runId?: string;
-  chatId?: string;
-  /** The message id to use (default: run-start's messageId, else the run id). */
-  messageId?: string;
-  /** createdAt of the message (default: run-start's ts). */
-  createdAt?: number;
-}
-
-/** A text buffer that appends in O(1) and joins lazily. */
-class Chunks {
-  private list: string[] = [];
-  private size = 0;
-  push(s: string): void {
-    if (s === '') return;
-    this.list.push(s);
-    this.size++;
-  }
-  get empty(): boolean {
-    return this.size === 0;
-  }
-  toString(): string {
-    if (this.list.length > 1) this.list = [this.list.join('')];
-    return this.list[0] ?? '';
-  }
-}
-
-interface ReasoningState {
-  part: ReasoningPart;
-  text: Chunks;
-  startPm?: ProviderMetadata;
-}
-interface TextState {
-  part: TextPart;
-  text: Chunks;
-}
-interface ToolInputState {
-  part: ToolPart | undefined;
-  text: Chunks;
-}
+export type {
+  AssistantMessage,
+  AssistantMetadata,
+  DataPart,
+  ErrorInfo,
+  FilePart,
+  MessagePart,
+  MessageStatus,
+  PersistedMessage,
+  PersistenceState,
+  ProjectorInit,
+  ReasoningPart,
+  ReasoningSpan,
+  SourceInfo,
+  SourcePart,
+  StepInfo,
+  StepStartPart,
+  StoredCitation,
+  TextPart,
+  ThinkingSpan,
+  ToolPart,
+  ToolState,
+  UserMessage,
+} from './message.ts';
+export { mergeProviderMetadata } from './message.ts';
 
 const CLOSING = new Set(['run-finish', 'run-abort']);
-
-/** Merges providerMetadata per provider key (like the AI SDK encoder's merge). */
-export function mergeProviderMetadata(a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: ProviderMetadata = { ...a };
-  for (const k in b) out[k] = { ...a[k], ...b[k] };
-  return out;
-}
 
 function copy<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
@@ -354,22 +70,9 @@ export class Projector {
   private lastTs: number | undefined;
   private closed: EventOf<'run-finish'> | EventOf<'run-abort'> | undefined;
 
-  private readonly parts: MessagePart[] = [];
-  private readonly content = new Chunks();
-  // Mirror of the AI SDK encoder + readUIMessageStream state.
-  private stepOpen = false;
-  private readonly openText = new Map<string, TextState>();
-  private readonly openReasoning = new Map<string, ReasoningState>();
-  /** Tool calls the encoder knows (it never forgets one). */
-  private readonly knownTools = new Set<string>();
-  /** Tool calls whose input streams (readUIMessageStream's partialToolCalls). */
-  private readonly toolInputs = new Map<string, ToolInputState>();
-  private readonly pendingCitations = new Map<string, StoredCitation[]>();
-  private citationCount = 0;
-  private readonly sourceUrls = new Set<string>();
-  private readonly dataById = new Map<string, DataPart>();
-  /** Index of the last step-start part (current step = parts after it). */
-  private stepIndex = -1;
+  private readonly content = new TextBuffer();
+  /** The AI SDK parts (the mirror of the encoder and the official client). */
+  private readonly mirror: PartsMirror;
   // Canonical state (for metadata and for closing an interrupted run).
   /** What is open, for the closing events of an interrupted run. */
   private readonly open = new OpenSpans();
@@ -385,6 +88,7 @@ export class Projector {
 
   constructor(init: ProjectorInit = {}) {
     this.init = init;
+    this.mirror = new PartsMirror(this.sources);
   }
 
   /** seq of the last event applied (-1 before the first). */
@@ -416,7 +120,7 @@ export class Projector {
     this.lastTs = e.ts;
     this.track(e);
     this.open.track(e);
-    this.mirror(e);
+    this.mirror.apply(e);
   }
 
   // ---- canonical bookkeeping (metadata, closing) -------------------------------------------
@@ -458,7 +162,7 @@ export class Projector {
         return;
       }
       case 'text-delta':
-        if (e.subagentId === undefined) this.content.push(e.delta);
+        if (e.subagentId === undefined) this.content.append(e.delta);
         return;
       case 'todos':
         this.todos = e.todos;
@@ -477,342 +181,10 @@ export class Projector {
         return;
       }
       case 'source':
-        if (e.kind === 'url' && e.url !== undefined && this.sourceUrls.has(e.url)) return;
+        if (e.kind === 'url' && e.url !== undefined && this.mirror.sourceUrls.has(e.url)) return;
         this.sources.push(sourceInfo(e));
         return;
       default:
-        return;
-    }
-  }
-
-  // ---- mirror of the AI SDK encoder → readUIMessageStream ---------------------------------
-
-  private ensureStep(e: CanonicalEvent): void {
-    if (this.stepOpen) return;
-    this.stepOpen = true;
-    const p: StepStartPart = { type: 'step-start', seq: e.seq, startedAt: e.ts };
-    if (e.type === 'step-start') {
-      p.stepId = e.stepId;
-      p.kind = e.kind;
-      if (e.name !== undefined) p.name = e.name;
-      if (e.number !== undefined) p.number = e.number;
-      if (e.model !== undefined) p.model = e.model;
-    }
-    if (e.subagentId !== undefined) p.subagentId = e.subagentId;
-    this.stepIndex = this.parts.length;
-    this.parts.push(p);
-  }
-
-  private closeStep(ts: number, seq: number): void {
-    if (!this.stepOpen) return;
-    for (const t of this.openText.values()) this.endText(t, ts, seq, undefined);
-    this.openText.clear();
-    for (const r of this.openReasoning.values()) this.endReasoning(r, ts, undefined);
-    this.openReasoning.clear();
-    this.stepOpen = false;
-  }
-
-  private endText(t: TextState, ts: number, seq: number, pm: ProviderMetadata | undefined): void {
-    t.part.text = t.text.toString();
-    t.part.endSeq = seq;
-    t.part.state = 'done';
-    t.part.endedAt = ts;
-    if (pm) t.part.providerMetadata = pm;
-  }
-
-  private endReasoning(r: ReasoningState, ts: number, pm: ProviderMetadata | undefined): void {
-    r.part.text = r.text.toString();
-    r.part.state = 'done';
-    r.part.endedAt = ts;
-    r.part.durationMs = ts - r.part.startedAt;
-    const merged = mergeProviderMetadata(r.startPm, pm);
-    if (merged) r.part.providerMetadata = merged;
-  }
-
-  private startText(e: CanonicalEvent & { blockId: string }, pm: ProviderMetadata | undefined): TextState {
-    this.ensureStep(e);
-    const part: TextPart = { type: 'text', seq: e.seq, blockId: e.blockId, text: '', state: 'streaming', startedAt: e.ts };
-    if (pm) part.providerMetadata = pm;
-    if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-    const t: TextState = { part, text: new Chunks() };
-    this.openText.set(e.blockId, t);
-    this.parts.push(part);
-    return t;
-  }
-
-  private startReasoning(
-    e: CanonicalEvent & { blockId: string },
-    variant: ReasoningVariant,
-    pm: ProviderMetadata | undefined,
-  ): ReasoningState {
-    this.ensureStep(e);
-    const part: ReasoningPart = {
-      type: 'reasoning',
-      seq: e.seq,
-      blockId: e.blockId,
-      variant,
-      text: '',
-      state: 'streaming',
-      startedAt: e.ts,
-    };
-    if (pm) part.providerMetadata = pm;
-    if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-    const r: ReasoningState = { part, text: new Chunks() };
-    if (pm) r.startPm = pm;
-    this.openReasoning.set(e.blockId, r);
-    this.parts.push(part);
-    return r;
-  }
-
-  /** readUIMessageStream's lookup of a static tool part in the current step. */
-  private toolInStep(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i > this.stepIndex; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
-  }
-
-  /** readUIMessageStream's getToolInvocation: the current step, then the whole message backwards. */
-  private toolAnywhere(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i >= 0; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
-  }
-
-  private newTool(e: CanonicalEvent, toolCallId: string, toolName: string): ToolPart {
-    const part: ToolPart = { type: 'tool', seq: e.seq, toolCallId, toolName, state: 'input-streaming', startedAt: e.ts };
-    if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-    this.parts.push(part);
-    return part;
-  }
-
-  private data(e: CanonicalEvent, name: string, id: string | undefined, data: Json): void {
-    if (id !== undefined) {
-      const key = `${name}\u0000${id}`;
-      const existing = this.dataById.get(key);
-      if (existing) {
-        existing.data = data;
-        return;
-      }
-      const part: DataPart = { type: 'data', seq: e.seq, name, id, data };
-      if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-      this.dataById.set(key, part);
-      this.parts.push(part);
-      return;
-    }
-    const part: DataPart = { type: 'data', seq: e.seq, name, data };
-    if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-    this.parts.push(part);
-  }
-
-  private mirror(e: CanonicalEvent): void {
-    switch (e.type) {
-      case 'run-start':
-      case 'raw':
-      case 'status':
-      case 'state-delta':
-      case 'error':
-        return;
-      case 'step-start':
-        this.closeStep(e.ts, e.seq);
-        this.ensureStep(e);
-        return;
-      case 'step-finish':
-        this.closeStep(e.ts, e.seq);
-        return;
-      case 'text-start':
-        this.startText(e, e.providerMetadata);
-        return;
-      case 'text-delta': {
-        const t = this.openText.get(e.blockId) ?? this.startText(e, undefined);
-        t.text.push(e.delta);
-        return;
-      }
-      case 'citation': {
-        const cited: StoredCitation = { ...e.citation, sourceId: `citation-${++this.citationCount}` };
-        const open = this.openText.get(e.blockId);
-        if (open) {
-          open.part.citations ??= [];
-          open.part.citations.push(cited);
-        } else {
-          const list = this.pendingCitations.get(e.blockId) ?? [];
-          list.push(cited);
-          this.pendingCitations.set(e.blockId, list);
-        }
-        if (cited.kind === 'url' && cited.url !== undefined && !this.sourceUrls.has(cited.url)) {
-          this.sourceUrls.add(cited.url);
-          const part: SourcePart = {
-            type: 'source',
-            seq: e.seq,
-            sourceId: cited.sourceId,
-            kind: 'url',
-            url: cited.url,
-            fromCitation: true,
-          };
-          if (cited.title !== undefined) part.title = cited.title;
-          if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-          this.parts.push(part);
-          const info: SourceInfo = { sourceId: cited.sourceId, kind: 'url', url: cited.url };
-          if (cited.title !== undefined) info.title = cited.title;
-          this.sources.push(info);
-        }
-        return;
-      }
-      case 'text-end': {
-        const t = this.openText.get(e.blockId);
-        if (!t) return;
-        this.openText.delete(e.blockId);
-        const pending = this.pendingCitations.get(e.blockId);
-        if (pending) {
-          t.part.citations = [...(t.part.citations ?? []), ...pending];
-          this.pendingCitations.delete(e.blockId);
-        }
-        this.endText(t, e.ts, e.seq, e.providerMetadata);
-        return;
-      }
-      case 'reasoning-start':
-        this.startReasoning(e, e.variant, e.providerMetadata);
-        return;
-      case 'reasoning-delta': {
-        const r = this.openReasoning.get(e.blockId) ?? this.startReasoning(e, 'thinking', undefined);
-        r.text.push(e.delta);
-        return;
-      }
-      case 'reasoning-end': {
-        const r = this.openReasoning.get(e.blockId);
-        if (!r) return;
-        this.openReasoning.delete(e.blockId);
-        this.endReasoning(r, e.ts, e.providerMetadata);
-        return;
-      }
-      case 'tool-input-start': {
-        this.ensureStep(e);
-        this.knownTools.add(e.toolCallId);
-        const part = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName);
-        part.toolName = e.toolName;
-        part.state = 'input-streaming';
-        delete part.input;
-        delete part.output;
-        delete part.errorText;
-        if (e.providerExecuted) part.providerExecuted = true;
-        if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
-        this.toolInputs.set(e.toolCallId, { part, text: new Chunks() });
-        return;
-      }
-      case 'tool-input-delta': {
-        if (!this.knownTools.has(e.toolCallId)) return;
-        const t = this.toolInputs.get(e.toolCallId);
-        if (!t) return;
-        t.text.push(e.delta);
-        t.part = this.toolInStep(e.toolCallId) ?? t.part;
-        if (t.part) t.part.state = 'input-streaming';
-        return;
-      }
-      case 'tool-input-end': {
-        this.ensureStep(e);
-        this.knownTools.add(e.toolCallId);
-        const streamed = this.toolInputs.get(e.toolCallId);
-        this.toolInputs.delete(e.toolCallId);
-        const part = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName);
-        part.toolName = e.toolName;
-        part.input = e.input;
-        if (streamed && !streamed.text.empty) part.inputText = streamed.text.toString();
-        else delete part.inputText;
-        delete part.output;
-        delete part.errorText;
-        if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-        if (e.inputError !== undefined) {
-          part.state = 'output-error';
-          part.inputError = e.inputError;
-          part.errorText = e.inputError;
-          part.endedAt = e.ts;
-          part.durationMs = e.ts - part.startedAt;
-          part.outputSeq = e.seq;
-          if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
-        } else {
-          part.state = 'input-available';
-          if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
-        }
-        return;
-      }
-      case 'tool-output':
-      case 'tool-error': {
-        this.ensureStep(e);
-        if (!this.knownTools.has(e.toolCallId)) {
-          // The encoder synthesises a call for an output of an unseen call.
-          this.knownTools.add(e.toolCallId);
-          const synthetic = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName ?? 'unknown');
-          synthetic.state = 'input-available';
-          synthetic.input = {};
-        }
-        const part = this.toolAnywhere(e.toolCallId) as ToolPart;
-        part.endedAt = e.ts;
-        part.durationMs = e.ts - part.startedAt;
-        part.outputSeq = e.seq;
-        if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-        if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
-        if (e.type === 'tool-output') {
-          part.state = 'output-available';
-          part.output = e.output;
-          delete part.errorText;
-          if (e.preliminary) part.preliminary = true;
-          else delete part.preliminary;
-        } else {
-          part.state = 'output-error';
-          part.errorText = e.error;
-          delete part.output;
-          if (e.output !== undefined) part.errorOutput = e.output;
-          delete part.preliminary;
-        }
-        return;
-      }
-      case 'source': {
-        if (e.kind === 'url' && e.url !== undefined) {
-          if (this.sourceUrls.has(e.url)) return;
-          this.sourceUrls.add(e.url);
-        }
-        const part: SourcePart = { type: 'source', seq: e.seq, ...sourceInfo(e) };
-        if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-        this.parts.push(part);
-        return;
-      }
-      case 'file': {
-        const part: FilePart = { type: 'file', seq: e.seq, url: e.url, mediaType: e.mediaType };
-        if (e.filename !== undefined) part.filename = e.filename;
-        if (e.providerMetadata) part.providerMetadata = e.providerMetadata;
-        if (e.subagentId !== undefined) part.subagentId = e.subagentId;
-        this.parts.push(part);
-        return;
-      }
-      case 'todos':
-        this.data(e, 'todos', 'todos', { change: e.change, todos: e.todos as Json });
-        return;
-      case 'usage': {
-        const data: JsonObject = { scope: e.scope, ...(e.usage as JsonObject) };
-        if (e.durationMs !== undefined) data.durationMs = e.durationMs;
-        this.data(e, 'usage', undefined, data);
-        return;
-      }
-      case 'subagent-start':
-      case 'subagent-finish': {
-        const { type, runId: _r, seq: _s, ts: _t, ...rest } = e;
-        this.data(e, 'subagent', e.subagentId, { event: type, ...(rest as JsonObject) });
-        return;
-      }
-      case 'state-snapshot':
-        this.data(e, 'state', 'state', e.state);
-        return;
-      case 'custom':
-        this.data(e, 'custom', undefined, { name: e.name, value: e.value });
-        return;
-      case 'run-finish':
-        this.closeStep(e.ts, e.seq);
-        if (e.usage) this.data(e, 'usage', 'usage', { scope: 'total', ...(e.usage as JsonObject) });
-        return;
-      case 'run-abort':
         return;
     }
   }
@@ -821,18 +193,8 @@ export class Projector {
 
   /** The message as of the last applied event. Returns fresh objects (safe to keep or mutate). */
   snapshot(persistenceState: PersistenceState = 'transient'): AssistantMessage {
-    // Flush the streamed text of open blocks into their parts.
-    for (const t of this.openText.values()) t.part.text = t.text.toString();
-    for (const r of this.openReasoning.values()) r.part.text = r.text.toString();
-    for (const [, t] of this.toolInputs) {
-      if (t.part?.state !== 'input-streaming') continue;
-      const text = t.text.toString();
-      t.part.inputText = text;
-      const parsed = text === '' ? undefined : parsePartialJson(text).value;
-      if (parsed === undefined) delete t.part.input;
-      else t.part.input = parsed as Json;
-    }
-    const parts = copy(this.parts);
+    this.mirror.flush();
+    const parts = copy(this.mirror.parts);
     const processing: ReasoningSpan[] = [];
     const thinking: ThinkingSpan[] = [];
     for (const p of parts) {
@@ -926,16 +288,6 @@ export class Projector {
     out.push({ type: 'run-finish', ...env(), finishReason: 'error', rawFinishReason: 'interrupted' });
     return out;
   }
-}
-
-function sourceInfo(e: EventOf<'source'>): SourceInfo {
-  const s: SourceInfo = { sourceId: e.sourceId, kind: e.kind };
-  if (e.url !== undefined) s.url = e.url;
-  if (e.title !== undefined) s.title = e.title;
-  if (e.mediaType !== undefined) s.mediaType = e.mediaType;
-  if (e.filename !== undefined) s.filename = e.filename;
-  if (e.providerMetadata) s.providerMetadata = e.providerMetadata;
-  return s;
 }
 
 /** Projects a whole run in one go. */
