@@ -1,0 +1,323 @@
+/**
+ * One AI SDK UI message chunk → canonical events (`start`, steps, text / reasoning parts, tool
+ * input and output, sources, files, data parts, message metadata, errors, finish, abort).
+ */
+import { describe } from '../../codec/framing.ts';
+import { at, isObject } from '../../inputs/decoder.ts';
+import type { Emitter } from '../../model/emitter.ts';
+import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata } from '../../model/events.ts';
+import { FINISH_REASONS, FRAMEWORK, merge, onlyKeys, type ReadState, str, type ToolState } from './read-state.ts';
+
+/** Creates the chunk handler of one reader. */
+export function createChunkHandler(s: ReadState) {
+  const {
+    options,
+    out,
+    texts,
+    reasonings,
+    tools,
+    error,
+    invalid,
+    ensureStarted,
+    pmOf,
+    extras,
+    restOf,
+    variantOf,
+    custom,
+    raw,
+    closeTool,
+    closeBlocks,
+    closeStep,
+    openText,
+    openReasoning,
+    citationOf,
+    knownData,
+  } = s;
+
+  function handle(v: Record<string, unknown>, type: string, where: Location | undefined): void {
+    switch (type) {
+      case 'start': {
+        if (v.messageId !== undefined && !str(v.messageId)) return invalid(where, 'messageId', 'a string', v.messageId);
+        const meta = v.messageMetadata;
+        if (!out.started) {
+          const init: Parameters<Emitter['start']>[0] = {};
+          if (str(v.messageId)) init.messageId = v.messageId;
+          if (isObject(meta)) init.metadata = meta as JsonObject;
+          let pm = extras(v, ['type', 'messageId', 'messageMetadata']);
+          if (meta !== undefined && meta !== null && !isObject(meta)) pm = merge(pm, { [FRAMEWORK]: { messageMetadata: meta as Json } });
+          if (pm) init.providerMetadata = pm;
+          out.start(init);
+          s.messageId = options.messageId ?? init.messageId ?? out.runId;
+          return;
+        }
+        // A later start (merged streams): only worth an event when it says something new.
+        const rest = restOf(v, ['type']);
+        if (Object.keys(rest).length === 0 || (Object.keys(rest).length === 1 && rest.messageId === s.messageId)) return;
+        return custom('start', rest);
+      }
+      case 'start-step': {
+        ensureStarted();
+        closeStep();
+        s.step = `step-${++s.stepCount}`;
+        const pm = extras(v, ['type']);
+        out.emit({ type: 'step-start', stepId: s.step, kind: 'model', ...(pm ? { providerMetadata: pm } : {}) });
+        return;
+      }
+      case 'finish-step':
+        // Parts stay open across a step's end (the official client keeps them: merged streams), unless
+        // a fatal error ended the run: then the step's open parts are over.
+        if (s.fatal) closeBlocks('the run failed before the tool input was complete');
+        return closeStep(s.fatal ? 'error' : undefined);
+      case 'reset-step':
+        // The client drops the step's parts; events already sent cannot be taken back, so the reset
+        // is passed on for consumers that can (and open parts are closed).
+        ensureStarted();
+        closeBlocks('the step was reset');
+        return custom('reset-step', restOf(v, ['type']));
+      case 'text-start':
+      case 'reasoning-start': {
+        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
+        const pm = merge(pmOf(v, where), extras(v, ['type', 'id', 'providerMetadata']));
+        if (type === 'text-start') openText(v.id, pm);
+        else openReasoning(v.id, pm);
+        return;
+      }
+      case 'text-delta':
+      case 'reasoning-delta': {
+        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
+        if (!str(v.delta)) return invalid(where, 'delta', 'a string', v.delta);
+        const isText = type === 'text-delta';
+        let b = (isText ? texts : reasonings).get(v.id);
+        if (!b) {
+          error(
+            'unknown_block',
+            `${describe(at(where, 'id'))}: ${type} for part "${v.id}", which was never started (or already ended); started it`,
+            at(where, 'id', `the id of an open ${isText ? 'text' : 'reasoning'} part`),
+          );
+          b = isText ? openText(v.id, undefined) : openReasoning(v.id, undefined);
+        }
+        const pm = merge(pmOf(v, where), extras(v, ['type', 'id', 'delta', 'providerMetadata']));
+        if (pm) b.pm = merge(b.pm, isText ? pm : variantOf(pm).pm);
+        if (v.delta)
+          out.emit(
+            isText ? { type: 'text-delta', blockId: b.id, delta: v.delta } : { type: 'reasoning-delta', blockId: b.id, delta: v.delta },
+          );
+        return;
+      }
+      case 'text-end':
+      case 'reasoning-end': {
+        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
+        const isText = type === 'text-end';
+        const map = isText ? texts : reasonings;
+        const b = map.get(v.id);
+        if (!b)
+          return error(
+            'unknown_block',
+            `${describe(at(where, 'id'))}: ${type} for part "${v.id}", which is not open`,
+            at(where, 'id', `the id of an open ${isText ? 'text' : 'reasoning'} part`),
+          );
+        map.delete(v.id);
+        let pm = merge(b.pm, merge(pmOf(v, where), extras(v, ['type', 'id', 'providerMetadata', 'citations'])));
+        if (isText) {
+          if (Array.isArray(v.citations)) {
+            v.citations.forEach((c, i) => {
+              const citation = citationOf(c, where, `citations[${i}]`);
+              if (citation) out.emit({ type: 'citation', blockId: b.id, citation });
+            });
+          } else if (v.citations !== undefined && v.citations !== null) invalid(where, 'citations', 'an array', v.citations);
+          out.emit({ type: 'text-end', blockId: b.id, ...(pm ? { providerMetadata: pm } : {}) });
+        } else {
+          pm = variantOf(pm).pm;
+          out.emit({ type: 'reasoning-end', blockId: b.id, ...(pm ? { providerMetadata: pm } : {}) });
+        }
+        return;
+      }
+      case 'tool-input-start': {
+        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (!str(v.toolName)) return invalid(where, 'toolName', 'a string', v.toolName);
+        const existing = tools.get(v.toolCallId);
+        if (existing?.open) return; // the same call announced twice
+        ensureStarted();
+        const pm = merge(pmOf(v, where), extras(v, ['type', 'toolCallId', 'toolName', 'providerExecuted', 'providerMetadata']));
+        const t: ToolState = {
+          name: v.toolName,
+          open: true,
+          text: '',
+          textEncoding: v.inputEncoding === 'text',
+          providerExecuted: v.providerExecuted === true,
+        };
+        if (pm) t.pm = pm;
+        tools.set(v.toolCallId, t);
+        const e: EventInit = { type: 'tool-input-start', toolCallId: v.toolCallId, toolName: v.toolName };
+        if (t.providerExecuted) e.providerExecuted = true;
+        if (pm) e.providerMetadata = pm;
+        out.emit(e);
+        return;
+      }
+      case 'tool-input-delta': {
+        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (!str(v.inputTextDelta)) return invalid(where, 'inputTextDelta', 'a string', v.inputTextDelta);
+        const t = tools.get(v.toolCallId);
+        if (!t?.open)
+          return error(
+            'unknown_tool_call',
+            `${describe(at(where, 'toolCallId'))}: tool-input-delta for call "${v.toolCallId}", which was never started (or already complete)`,
+            at(where, 'toolCallId', 'the id of a tool call whose input is streaming'),
+          );
+        if (v.inputTextDelta) {
+          t.text += v.inputTextDelta;
+          out.emit({ type: 'tool-input-delta', toolCallId: v.toolCallId, delta: v.inputTextDelta });
+        }
+        return;
+      }
+      case 'tool-input-available':
+      case 'tool-input-error': {
+        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (!str(v.toolName)) return invalid(where, 'toolName', 'a string', v.toolName);
+        const isError = type === 'tool-input-error';
+        if (isError && !str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
+        ensureStarted();
+        // The input is the chunk's (never parsed from the deltas); so are its metadata and flags.
+        const known = ['type', 'toolCallId', 'toolName', 'input', 'providerExecuted', 'providerMetadata', 'errorText'];
+        const pm = merge(pmOf(v, where), extras(v, known));
+        const providerExecuted = v.providerExecuted === true;
+        tools.set(v.toolCallId, { name: v.toolName, open: false, text: '', textEncoding: false, providerExecuted });
+        const e: EventInit = { type: 'tool-input-end', toolCallId: v.toolCallId, toolName: v.toolName, input: (v.input ?? null) as Json };
+        if (isError) e.inputError = v.errorText as string;
+        if (providerExecuted) e.providerExecuted = true;
+        if (pm) e.providerMetadata = pm;
+        out.emit(e);
+        return;
+      }
+      case 'tool-output-available':
+      case 'tool-output-error':
+      case 'tool-output-denied': {
+        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (type === 'tool-output-available' && !('output' in v)) return invalid(where, 'output', 'the tool output (any JSON value)');
+        if (type === 'tool-output-error' && !str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
+        ensureStarted();
+        const t = tools.get(v.toolCallId);
+        if (t?.open) closeTool(v.toolCallId, t, 'an output arrived before the input was complete');
+        const known = ['type', 'toolCallId', 'output', 'errorText', 'providerExecuted', 'preliminary', 'providerMetadata'];
+        let pm = merge(pmOf(v, where), extras(v, known));
+        const base = {
+          toolCallId: v.toolCallId,
+          ...(t ? { toolName: t.name } : {}),
+          ...(v.providerExecuted === true ? { providerExecuted: true } : {}),
+        };
+        if (type === 'tool-output-available') {
+          out.emit({
+            type: 'tool-output',
+            ...base,
+            output: v.output as Json,
+            ...(v.preliminary === true ? { preliminary: true } : {}),
+            ...(pm ? { providerMetadata: pm } : {}),
+          });
+        } else if (type === 'tool-output-error') {
+          out.emit({ type: 'tool-error', ...base, error: v.errorText as string, ...(pm ? { providerMetadata: pm } : {}) });
+        } else {
+          // The canonical model has no "denied": a tool error, marked.
+          pm = merge(pm, { [FRAMEWORK]: { state: 'output-denied' } });
+          out.emit({ type: 'tool-error', ...base, error: 'denied', providerMetadata: pm as ProviderMetadata });
+        }
+        return;
+      }
+      case 'tool-approval-request':
+      case 'tool-approval-response':
+      case 'steering-message':
+      case 'message-metadata':
+        return custom(type, restOf(v, ['type']));
+      case 'custom':
+        if (!str(v.kind)) return invalid(where, 'kind', 'a string', v.kind);
+        return custom(v.kind, restOf(v, ['type', 'kind']));
+      case 'source-url':
+      case 'source-document': {
+        if (!str(v.sourceId)) return invalid(where, 'sourceId', 'a string', v.sourceId);
+        const isUrl = type === 'source-url';
+        if (isUrl && !str(v.url)) return invalid(where, 'url', 'a string', v.url);
+        const e: EventInit = { type: 'source', sourceId: v.sourceId, kind: isUrl ? 'url' : 'document' };
+        if (str(v.url)) e.url = v.url;
+        if (str(v.title)) e.title = v.title;
+        if (str(v.mediaType)) e.mediaType = v.mediaType;
+        if (str(v.filename)) e.filename = v.filename;
+        const pm = merge(pmOf(v, where), extras(v, ['type', 'sourceId', 'url', 'title', 'mediaType', 'filename', 'providerMetadata']));
+        if (pm) e.providerMetadata = pm;
+        ensureStarted();
+        out.emit(e);
+        return;
+      }
+      case 'file':
+      case 'reasoning-file': {
+        if (!str(v.url)) return invalid(where, 'url', 'a data: or http(s) URL string', v.url);
+        if (!str(v.mediaType)) return invalid(where, 'mediaType', 'a string', v.mediaType);
+        let pm = merge(pmOf(v, where), extras(v, ['type', 'url', 'mediaType', 'filename', 'providerMetadata']));
+        if (type === 'reasoning-file') pm = merge(pm, { [FRAMEWORK]: { type } });
+        ensureStarted();
+        out.emit({
+          type: 'file',
+          url: v.url,
+          mediaType: v.mediaType,
+          ...(str(v.filename) ? { filename: v.filename } : {}),
+          ...(pm ? { providerMetadata: pm } : {}),
+        });
+        return;
+      }
+      case 'error': {
+        if (!str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
+        ensureStarted();
+        const e: EventInit & { type: 'error' } = { type: 'error', code: 'stream_error', message: v.errorText, fatal: false };
+        if (where) e.where = where;
+        const pm = extras(v, ['type', 'errorText']);
+        if (pm) e.providerMetadata = pm;
+        s.held = { error: e, chunks: [] };
+        return;
+      }
+      case 'finish': {
+        ensureStarted();
+        const reason = v.finishReason;
+        let finishReason: FinishReason = s.fatal ? 'error' : 'stop';
+        let rawFinishReason: string | undefined;
+        if (str(reason)) {
+          if (FINISH_REASONS.has(reason)) finishReason = reason as FinishReason;
+          else {
+            finishReason = 'other';
+            rawFinishReason = reason;
+          }
+        } else if (reason !== undefined && reason !== null) invalid(where, 'finishReason', 'a finish reason string', reason);
+        closeBlocks('the run finished before the tool input was complete');
+        closeStep(finishReason === 'error' ? 'error' : undefined);
+        const e: EventInit = { type: 'run-finish', finishReason };
+        if (rawFinishReason) e.rawFinishReason = rawFinishReason;
+        if (s.totalUsage) e.usage = s.totalUsage;
+        let pm = extras(v, ['type', 'finishReason', 'messageMetadata']);
+        if (v.messageMetadata !== undefined && v.messageMetadata !== null)
+          pm = merge(pm, { [FRAMEWORK]: { messageMetadata: v.messageMetadata as Json } });
+        if (pm) e.providerMetadata = pm;
+        out.emit(e);
+        return;
+      }
+      case 'abort': {
+        ensureStarted();
+        closeBlocks('the run was aborted');
+        closeStep('interrupted');
+        const e: EventInit = { type: 'run-abort' };
+        if (str(v.reason)) e.reason = v.reason;
+        out.emit(e);
+        const rest = extras(v, ['type', 'reason']);
+        if (rest || (v.reason !== undefined && !str(v.reason))) raw(v as Json, 'abort fields without a canonical place', where);
+        return;
+      }
+      default: {
+        ensureStarted();
+        if (type.startsWith('data-') && type.length > 5) {
+          if (!('data' in v)) return invalid(where, 'data', 'the data of a data part (any JSON value)');
+          if (onlyKeys(v, ['type', 'id', 'data', 'transient']) && knownData(type.slice(5), v)) return;
+          return custom(type, restOf(v, ['type']));
+        }
+        return raw(v as Json, `unknown chunk type ${JSON.stringify(type)}`, where);
+      }
+    }
+  }
+
+  return handle;
+}
