@@ -13,8 +13,12 @@ export {
   type AgUiReducer,
   type AgUiReducerOptions,
   type AgUiToolCall,
+  type AiSdkChunkLike,
+  type AiSdkReducer,
+  type AiSdkReducerOptions,
   applyJsonPatch,
   createAgUiReducer,
+  createAiSdkReducer,
   createWorkCounter,
   JsonPatchError,
   type JsonPatchOperation,
@@ -23,6 +27,8 @@ export {
   TextBuffer,
   type ThinkSplit,
   ThinkSplitter,
+  type UIMessageLike,
+  type UIMessagePartLike,
   type WorkCounter,
 } from '@switchboard/core';
 export {

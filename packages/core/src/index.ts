@@ -78,6 +78,14 @@ export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
 export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
+export {
+  type AiSdkChunkLike,
+  type AiSdkReducer,
+  type AiSdkReducerOptions,
+  createAiSdkReducer,
+  type UIMessageLike,
+  type UIMessagePartLike,
+} from './protocols/ai-sdk/reducer.ts';
 export { createCanonicalEncoder } from './protocols/canonical/encoder.ts';
 export { createCanonicalDecoder, createCanonicalReader, isCanonicalEvent } from './protocols/canonical/reader.ts';
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
