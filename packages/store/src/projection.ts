@@ -26,30 +26,8 @@ import type {
 import { mergeProviderMetadata } from './message.ts';
 import { PartsMirror, sourceInfo } from './parts-mirror.ts';
 
-export type {
-  AssistantMessage,
-  AssistantMetadata,
-  DataPart,
-  ErrorInfo,
-  FilePart,
-  MessagePart,
-  MessageStatus,
-  PersistedMessage,
-  PersistenceState,
-  ProjectorInit,
-  ReasoningPart,
-  ReasoningSpan,
-  SourceInfo,
-  SourcePart,
-  StepInfo,
-  StepStartPart,
-  StoredCitation,
-  TextPart,
-  ThinkingSpan,
-  ToolPart,
-  ToolState,
-  UserMessage,
-} from './message.ts';
+/** The message types, for the modules that import them from here. */
+export type * from './message.ts';
 export { mergeProviderMetadata } from './message.ts';
 
 const CLOSING = new Set(['run-finish', 'run-abort']);
