@@ -69,3 +69,26 @@ describe('AI SDK reducer equals readUIMessageStream on every matrix input', () =
     });
   }
 });
+
+test('AI SDK reducer: parts that did not change keep their identity', () => {
+  const r = createAiSdkReducer();
+  r.applyAll([
+    { type: 'start', messageId: 'm' },
+    { type: 'start-step' },
+    { type: 'reasoning-start', id: 'r' },
+    { type: 'reasoning-delta', id: 'r', delta: 'plan' },
+    { type: 'reasoning-end', id: 'r' },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: 'Hel' },
+  ]);
+  const first = r.message.parts;
+  r.apply({ type: 'text-delta', id: 't', delta: 'lo' });
+  const second = r.message.parts;
+  assert.notEqual(first, second);
+  assert.equal(second[0], first[0]);
+  assert.equal(second[1], first[1]);
+  assert.notEqual(second[2], first[2]);
+  assert.equal(second[2].text, 'Hello');
+  assert.equal(first[2].text, 'Hel');
+  assert.equal(r.message.parts[2], second[2]);
+});

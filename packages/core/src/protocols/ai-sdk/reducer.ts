@@ -5,7 +5,8 @@
  *
  * Linear, unlike the official step (which appends to strings and re-parses the partial tool input
  * on every delta): text, reasoning and tool input are chunk lists, joined only when `message` is
- * read, and a streaming tool input is parsed (partial JSON) at most once per read.
+ * read, and a streaming tool input is parsed (partial JSON) at most once per read. Parts that did
+ * not change since the previous read keep their identity (cheap re-renders).
  *
  * Rules of the official client kept here: parts in chunk order; `start-step` adds a `step-start`
  * part; a tool part is looked up in the current step (then the whole message, for outputs); data
@@ -38,7 +39,7 @@ export interface AiSdkReducer {
   apply(chunk: AiSdkChunkLike): void;
   /** Applies chunks in order. */
   applyAll(chunks: Iterable<AiSdkChunkLike>): this;
-  /** The message so far (fresh objects: safe to keep). */
+  /** The message so far: a new array; a part that did not change since the last read is the same object. Treat as immutable. */
   readonly message: UIMessageLike;
   /** `finishReason` of the `finish` chunk, once there was one. */
   readonly finishReason: string | undefined;
@@ -103,6 +104,9 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
   const streamingInputs = new Map<Part, PartialCall>();
   let finishReason: string | undefined;
   const errors: string[] = [];
+  /** The snapshot each part was last read as, and the parts changed since (the others keep their identity). */
+  let snaps = new WeakMap<Part, Part>();
+  const dirty = new Set<Part>();
 
   function currentStepTool(toolCallId: string, dynamic: boolean | undefined): Part | undefined {
     for (let i = parts.length - 1; i > stepStart; i--) {
@@ -135,6 +139,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
       if (c.toolMetadata !== undefined) part.toolMetadata = c.toolMetadata;
       set(part, 'providerExecuted', c.providerExecuted ?? part.providerExecuted);
       if (pm != null) part[pmKey] = pm;
+      dirty.add(part);
       return part;
     }
     const created: Part = dynamic
@@ -169,6 +174,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
     if (!b) return;
     b.text.append(chunk.delta as string);
     if (chunk.providerMetadata != null) b.part.providerMetadata = chunk.providerMetadata;
+    dirty.add(b.part);
   }
 
   function endBlock(map: Map<string, Streaming>, chunk: AiSdkChunkLike): void {
@@ -178,6 +184,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
     b.part.state = 'done';
     if (chunk.citations != null) b.part.citations = chunk.citations;
     if (chunk.providerMetadata != null) b.part.providerMetadata = chunk.providerMetadata;
+    dirty.add(b.part);
     map.delete(chunk.id as string);
   }
 
@@ -227,6 +234,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
 
   function outputChunk(chunk: AiSdkChunkLike): void {
     const part = chunk.type === 'tool-approval-response' ? undefined : anyTool(chunk.toolCallId as string);
+    if (part) dirty.add(part);
     switch (chunk.type) {
       case 'tool-output-available':
       case 'tool-output-error': {
@@ -271,6 +279,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
       case 'tool-approval-response': {
         const target = parts.find((p) => isToolPart(p) && (p.approval as { id?: unknown } | undefined)?.id === chunk.approvalId);
         if (!target) return;
+        dirty.add(target);
         target.state = 'approval-responded';
         target.approval = {
           ...((target.approval as object | undefined) ?? {}),
@@ -315,8 +324,10 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
         if (!chunk.type.startsWith('data-') || chunk.transient === true) return;
         {
           const existing = chunk.id != null ? parts.find((p) => p.type === chunk.type && p.id === chunk.id) : undefined;
-          if (existing) existing.data = chunk.data;
-          else parts.push({ ...chunk });
+          if (existing) {
+            existing.data = chunk.data;
+            dirty.add(existing);
+          } else parts.push({ ...chunk });
         }
     }
   }
@@ -379,6 +390,7 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
 
   function reset(): void {
     parts.length = 0;
+    snaps = new WeakMap();
     stepStart = -1;
     texts = new Map();
     reasonings = new Map();
@@ -413,7 +425,18 @@ export function createAiSdkReducer(options: AiSdkReducerOptions = {}): AiSdkRedu
       // The official reader publishes a step-start only with what follows it: a trailing one is not shown.
       let shown = parts.length;
       while (shown > 0 && parts[shown - 1].type === 'step-start') shown--;
-      const m: UIMessageLike = { id, role: 'assistant', parts: structuredClone(parts.slice(0, shown)) };
+      const out: UIMessagePartLike[] = new Array(shown);
+      for (let i = 0; i < shown; i++) {
+        const p = parts[i];
+        let snap = snaps.get(p);
+        if (!snap || dirty.has(p)) {
+          snap = structuredClone(p);
+          snaps.set(p, snap);
+        }
+        out[i] = snap;
+      }
+      dirty.clear();
+      const m: UIMessageLike = { id, role: 'assistant', parts: out };
       if (metadata !== undefined) m.metadata = structuredClone(metadata) as JsonObject;
       return m;
     },
