@@ -11,8 +11,9 @@
 import type { Machine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
 
-/** One AI SDK UI message stream chunk (loose: the official schema accepts unknown keys). */
-export type AiSdkChunk = { type: string } & Record<string, unknown>;
+import type { AiSdkChunk } from './schema.ts';
+
+export type { AiSdkChunk } from './schema.ts';
 
 export interface AiSdkEncoderOptions {
   /** providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000 clients. */

@@ -170,6 +170,12 @@ export const AI_SDK_CHUNK_SCHEMAS = {
 /** The fixed chunk types (everything but `data-*`). */
 export type AiSdkChunkType = keyof typeof AI_SDK_CHUNK_SCHEMAS;
 
+/**
+ * One AI SDK UI message stream chunk: a type of the schemas above or `data-<name>`, with loose fields
+ * (the official schema accepts unknown keys). The encoder and the reducer use this type.
+ */
+export type AiSdkChunk = { type: AiSdkChunkType | `data-${string}` } & Record<string, unknown>;
+
 /** `data-<name>` chunks: application data; the `data` key must be present (its value may be anything). */
 export const aiSdkDataChunkSchema = z
   .looseObject({
