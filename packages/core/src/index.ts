@@ -75,8 +75,8 @@ export {
   createAgUiReducer,
 } from './protocols/ag-ui/reducer.ts';
 export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
-export type { AiSdkChunk, AiSdkEncoderOptions } from './protocols/ai-sdk/encoder.ts';
-export { AI_SDK_SSE_HEADERS, createAiSdkEncoder } from './protocols/ai-sdk/encoder.ts';
+export type { AiSdkChunk, AiSdkCitation, AiSdkEncoderOptions, SourceLike } from './protocols/ai-sdk/encoder.ts';
+export { AI_SDK_SSE_HEADERS, createAiSdkEncoder, toAiSdkCitation, toAiSdkSource } from './protocols/ai-sdk/encoder.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
 export {
   type AiSdkChunkLike,

@@ -9,14 +9,21 @@
  *   streamed thinking blocks;
  * - `canonical`: the user messages and each run's canonical events.
  */
-import { type CanonicalEvent, type Json, type JsonObject, type ProviderMetadata, splitThinkTags } from '@switchboard/core';
+import {
+  type CanonicalEvent,
+  type Json,
+  type JsonObject,
+  type ProviderMetadata,
+  splitThinkTags,
+  toAiSdkCitation,
+  toAiSdkSource,
+} from '@switchboard/core';
 
 import {
   type AssistantMessage,
   type MessagePart,
   mergeProviderMetadata,
   type PersistedMessage,
-  type StoredCitation,
   type ToolPart,
   type UserMessage,
 } from './projection.ts';
@@ -66,18 +73,6 @@ export interface UIMessageLike {
   parts: UIPartLike[];
 }
 
-function aiSdkCitation(c: StoredCitation): JsonObject {
-  const source: JsonObject =
-    c.kind === 'url' && c.url !== undefined
-      ? { type: 'source', sourceType: 'url', id: c.sourceId, url: c.url, ...(c.title !== undefined ? { title: c.title } : {}) }
-      : { type: 'source', sourceType: 'document', id: c.sourceId, mediaType: 'text/plain', title: c.title ?? 'Document' };
-  const out: JsonObject = { source };
-  if (c.startIndex !== undefined) out.startIndex = c.startIndex;
-  if (c.endIndex !== undefined) out.endIndex = c.endIndex;
-  if (c.citedText !== undefined) out.citedText = c.citedText;
-  return out;
-}
-
 function aiSdkTool(p: ToolPart): UIPartLike {
   const out: UIPartLike = { type: `tool-${p.toolName}`, toolCallId: p.toolCallId, state: p.state };
   if (p.input !== undefined) out.input = p.input;
@@ -113,7 +108,8 @@ export function toUIParts(m: AssistantMessage, options: HistoryOptions = {}): UI
       case 'text': {
         const part: UIPartLike = { type: 'text', text: p.text, state: p.state };
         if (p.providerMetadata) part.providerMetadata = p.providerMetadata;
-        if (sendSources && p.citations?.length && p.state === 'done') part.citations = p.citations.map(aiSdkCitation);
+        if (sendSources && p.citations?.length && p.state === 'done')
+          part.citations = p.citations.map((c) => toAiSdkCitation(c, c.sourceId) as unknown as JsonObject);
         out.push(part);
         break;
       }
@@ -122,22 +118,7 @@ export function toUIParts(m: AssistantMessage, options: HistoryOptions = {}): UI
         break;
       case 'source': {
         if (!sendSources) break;
-        if (p.kind === 'url' && p.url !== undefined) {
-          const part: UIPartLike = { type: 'source-url', sourceId: p.sourceId, url: p.url };
-          if (p.title !== undefined) part.title = p.title;
-          if (p.providerMetadata) part.providerMetadata = p.providerMetadata;
-          out.push(part);
-        } else {
-          const part: UIPartLike = {
-            type: 'source-document',
-            sourceId: p.sourceId,
-            mediaType: p.mediaType ?? 'text/plain',
-            title: p.title ?? p.filename ?? 'Document',
-          };
-          if (p.filename !== undefined) part.filename = p.filename;
-          if (p.providerMetadata) part.providerMetadata = p.providerMetadata;
-          out.push(part);
-        }
+        out.push(toAiSdkSource(p));
         break;
       }
       case 'file': {

@@ -9,7 +9,7 @@
  */
 
 import type { Machine } from '../../machine.ts';
-import type { CanonicalEvent, Citation, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
+import type { CanonicalEvent, Citation, EventOf, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
 
 import type { AiSdkChunk } from './schema.ts';
 
@@ -24,7 +24,8 @@ export interface AiSdkEncoderOptions {
   sendSources?: boolean;
 }
 
-interface AiSdkCitation {
+/** A citation of an AI SDK text part (`text-end.citations`). */
+export interface AiSdkCitation {
   source:
     | { type: 'source'; sourceType: 'url'; id: string; url: string; title?: string }
     | { type: 'source'; sourceType: 'document'; id: string; mediaType: string; title: string };
@@ -33,7 +34,8 @@ interface AiSdkCitation {
   citedText?: string;
 }
 
-function toAiSdkCitation(c: Citation, id: string): AiSdkCitation {
+/** A canonical citation as the AI SDK text part carries it, its source numbered `id`. */
+export function toAiSdkCitation(c: Citation, id: string): AiSdkCitation {
   const source: AiSdkCitation['source'] =
     c.kind === 'url' && c.url !== undefined
       ? { type: 'source', sourceType: 'url', id, url: c.url, ...(c.title !== undefined ? { title: c.title } : {}) }
@@ -43,6 +45,28 @@ function toAiSdkCitation(c: Citation, id: string): AiSdkCitation {
   if (c.endIndex !== undefined) out.endIndex = c.endIndex;
   if (c.citedText !== undefined) out.citedText = c.citedText;
   return out;
+}
+
+/** What a source needs to be an AI SDK `source-url` / `source-document` chunk (or part). */
+export type SourceLike = Pick<EventOf<'source'>, 'sourceId' | 'kind' | 'url' | 'title' | 'mediaType' | 'filename' | 'providerMetadata'>;
+
+/** A source as the AI SDK chunk (and part) `source-url` (a URL source) or `source-document`. */
+export function toAiSdkSource(e: SourceLike): AiSdkChunk {
+  if (e.kind === 'url' && e.url !== undefined) {
+    const c: AiSdkChunk = { type: 'source-url', sourceId: e.sourceId, url: e.url };
+    if (e.title !== undefined) c.title = e.title;
+    if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+    return c;
+  }
+  const c: AiSdkChunk = {
+    type: 'source-document',
+    sourceId: e.sourceId,
+    mediaType: e.mediaType ?? 'text/plain',
+    title: e.title ?? e.filename ?? 'Document',
+  };
+  if (e.filename !== undefined) c.filename = e.filename;
+  if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+  return c;
 }
 
 /** Creates an AI SDK UI message stream encoder (push canonical events, get chunks). */
@@ -226,21 +250,8 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         if (e.kind === 'url' && e.url !== undefined) {
           if (sourceUrls.has(e.url)) return;
           sourceUrls.add(e.url);
-          const c: AiSdkChunk = { type: 'source-url', sourceId: e.sourceId, url: e.url };
-          if (e.title !== undefined) c.title = e.title;
-          if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-          out.push(c);
-        } else {
-          const c: AiSdkChunk = {
-            type: 'source-document',
-            sourceId: e.sourceId,
-            mediaType: e.mediaType ?? 'text/plain',
-            title: e.title ?? e.filename ?? 'Document',
-          };
-          if (e.filename !== undefined) c.filename = e.filename;
-          if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-          out.push(c);
         }
+        out.push(toAiSdkSource(e));
         return;
       }
       case 'file': {
