@@ -15,33 +15,18 @@
  * Incremental: `createTimelineBuilder().apply(event)` is O(1) amortised per event (text is split as
  * it arrives); `items()` rebuilds only the runs that changed.
  */
-import { type CanonicalEvent, createWorkCounter, type Json, ThinkSplitter, type WorkCounter } from '@switchboard/core';
+import {
+  type CanonicalEvent,
+  createWorkCounter,
+  ThinkSplitter,
+  type TimelineItem,
+  type ToolCallData,
+  type ToolResultData,
+  type WorkCounter,
+} from '@switchboard/core';
 import { createMessageAccumulator, type MessageAccumulator, type ToolPart } from './accumulator.ts';
 
-/** A tool call in the timeline. */
-export interface ToolCallData {
-  id: string;
-  name: string;
-  input: Json | undefined;
-  providerExecuted?: boolean;
-}
-
-/** A tool result in the timeline. */
-export interface ToolResultData {
-  output?: Json;
-  error?: string;
-  isError: boolean;
-  timestamp: string;
-}
-
-/** One timeline item. `timestamp` is ISO 8601. */
-export type TimelineItem =
-  | { type: 'thinking'; id: string; content: string; timestamp: string; durationMs?: number; source: 'stream' | 'tag' }
-  | { type: 'agent_message'; id: string; content: string; timestamp: string }
-  | { type: 'user_message'; id: string; content: string; timestamp: string }
-  | { type: 'tool_execution'; id: string; call: ToolCallData; result?: ToolResultData; timestamp: string }
-  | { type: 'system_message'; id: string; content: string; timestamp: string; kind: 'processing' | 'error'; durationMs?: number }
-  | { type: 'ephemeral_message'; id: string; messageType: string; content: string; timestamp: string };
+export type { TimelineItem, ToolCallData, ToolResultData } from '@switchboard/core';
 
 const ITEM_TYPES = new Set(['thinking', 'agent_message', 'user_message', 'tool_execution', 'system_message', 'ephemeral_message']);
 

@@ -91,6 +91,7 @@ export { createCanonicalDecoder, createCanonicalReader, isCanonicalEvent } from 
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';
+export type { TimelineItem, ToolCallData, ToolResultData } from './protocols/timeline/schema.ts';
 export type { WsEncoderOptions, WsEvent } from './protocols/ws/encoder.ts';
 export { createWsEncoder } from './protocols/ws/encoder.ts';
 export { createWsDecoder, detectWs } from './protocols/ws/reader.ts';

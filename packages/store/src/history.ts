@@ -15,6 +15,9 @@ import {
   type JsonObject,
   type ProviderMetadata,
   splitThinkTags,
+  type TimelineItem,
+  type ToolCallData,
+  type ToolResultData,
   toAiSdkCitation,
   toAiSdkSource,
 } from '@switchboard/core';
@@ -354,37 +357,7 @@ export function toAgUiSnapshot(messages: readonly PersistedMessage[], options: H
 // Seed 002 timeline
 // ---------------------------------------------------------------------------------------------
 
-/** A tool call in the timeline. */
-export interface ToolCallData {
-  id: string;
-  name: string;
-  input: Json | undefined;
-  providerExecuted?: boolean;
-}
-
-/** A tool result in the timeline. */
-export interface ToolResultData {
-  output?: Json;
-  error?: string;
-  isError: boolean;
-  timestamp: string;
-}
-
-/** One item of seed 002's timeline. `timestamp` is ISO 8601 (a `Date` as JSON). */
-export type TimelineItem =
-  | { type: 'thinking'; id: string; content: string; timestamp: string; durationMs?: number; source: 'stream' | 'tag' }
-  | { type: 'agent_message'; id: string; content: string; timestamp: string }
-  | { type: 'user_message'; id: string; content: string; timestamp: string }
-  | { type: 'tool_execution'; id: string; call: ToolCallData; result?: ToolResultData; timestamp: string }
-  | {
-      type: 'system_message';
-      id: string;
-      content: string;
-      timestamp: string;
-      kind: 'processing' | 'error';
-      durationMs?: number;
-    }
-  | { type: 'ephemeral_message'; id: string; messageType: string; content: string; timestamp: string };
+export type { TimelineItem, ToolCallData, ToolResultData } from '@switchboard/core';
 
 /** What `<think>` extraction found in a text. */
 export interface ThinkExtraction {
