@@ -12,33 +12,12 @@ import type { Spans } from './spans.ts';
 
 /** Creates the event mapping of one reader. */
 export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, runFinished, runError }: RunLifecycle) {
-  const {
-    ns,
-    openBlocks,
-    reasonings,
-    tools,
-    toolNames,
-    answered,
-    steps,
-    subagents,
-    stepIds,
-    emit,
-    fieldError,
-    sequenceError,
-    unique,
-    ours,
-    extras,
-    pmOf,
-    rawExtras,
-    rest,
-  } = s;
-
   function apply(type: string, ev: Ev, where: Location | undefined): void {
-    const m = ours(ev);
+    const m = s.ours(ev);
     const owner = str(ev.subagentRunId);
     if (type !== 'RUN_STARTED' && type !== 'RUN_ERROR' && s.run !== 'open' && !s.reportedOutside) {
       s.reportedOutside = true;
-      sequenceError(
+      s.sequenceError(
         'unexpected_event',
         s.run === 'none' ? `${type} before RUN_STARTED` : `${type} after the run finished (RUN_FINISHED)`,
         where,
@@ -58,19 +37,19 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
       case 'STEP_STARTED': {
         const name = ev.stepName as string;
         const key = `${owner ?? ''}\u0000${name}`;
-        if (steps.has(key))
-          return sequenceError(
+        if (s.steps.has(key))
+          return s.sequenceError(
             'unexpected_event',
             `STEP_STARTED for step "${name}", which is already active`,
             where,
             'stepName',
             'a step that is not active',
           );
-        const stepId = unique(stepIds, str(m?.stepId) ?? name);
-        steps.set(key, { stepId, owner, name });
-        const x = extras(ev, ['stepName']);
+        const stepId = s.unique(s.stepIds, str(m?.stepId) ?? name);
+        s.steps.set(key, { stepId, owner, name });
+        const x = s.extras(ev, ['stepName']);
         if (m) {
-          emit({
+          s.emit({
             type: 'step-start',
             stepId,
             kind: STEP_KINDS.has(m.kind as string) ? (m.kind as 'other') : 'other',
@@ -78,33 +57,33 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
             number: typeof m.number === 'number' ? m.number : undefined,
             model: str(m.model),
             subagentId: owner,
-            providerMetadata: pmOf(m, x),
+            providerMetadata: s.pmOf(m, x),
           });
-        } else emit({ type: 'step-start', stepId, kind: 'other', name, subagentId: owner, providerMetadata: pmOf(undefined, x) });
+        } else s.emit({ type: 'step-start', stepId, kind: 'other', name, subagentId: owner, providerMetadata: s.pmOf(undefined, x) });
         return;
       }
       case 'STEP_FINISHED': {
         const name = ev.stepName as string;
         const key = `${owner ?? ''}\u0000${name}`;
-        const s = steps.get(key);
-        if (!s)
-          return sequenceError(
+        const step = s.steps.get(key);
+        if (!step)
+          return s.sequenceError(
             'unknown_block',
             `STEP_FINISHED for step "${name}", which was not started`,
             where,
             'stepName',
             'the name of an active step',
           );
-        steps.delete(key);
-        emit({
+        s.steps.delete(key);
+        s.emit({
           type: 'step-finish',
-          stepId: s.stepId,
+          stepId: step.stepId,
           finishReason: FINISH_REASONS.has(m?.finishReason as string) ? (m?.finishReason as FinishReason) : undefined,
           rawFinishReason: str(m?.rawFinishReason),
           usage: obj(m?.usage) as Usage | undefined,
           durationMs: typeof m?.durationMs === 'number' ? m.durationMs : undefined,
           subagentId: owner,
-          providerMetadata: pmOf(m, extras(ev, ['stepName'])),
+          providerMetadata: s.pmOf(m, s.extras(ev, ['stepName'])),
         });
         return;
       }
@@ -113,19 +92,19 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
         const id = ev.toolCallId as string;
         const content = ev.content;
         if (typeof content !== 'string' && !Array.isArray(content))
-          return fieldError(type, 'content', 'a string or an array of content parts', content, where);
-        answered.add(id);
+          return s.fieldError(type, 'content', 'a string or an array of content parts', content, where);
+        s.answered.add(id);
         if (m) {
-          const x = extras(ev, ['messageId', 'toolCallId', 'content', 'role']);
+          const x = s.extras(ev, ['messageId', 'toolCallId', 'content', 'role']);
           const common = {
             toolCallId: id,
             toolName: str(m.toolName),
             providerExecuted: m.providerExecuted === true ? true : undefined,
             subagentId: owner,
-            providerMetadata: pmOf(m, x),
+            providerMetadata: s.pmOf(m, x),
           };
           if (m.error === true) {
-            emit({
+            s.emit({
               type: 'tool-error',
               ...common,
               error: typeof content === 'string' ? content : JSON.stringify(content),
@@ -140,18 +119,18 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
                 // not what we wrote: keep the text
               }
             }
-            emit({ type: 'tool-output', ...common, output, preliminary: m.preliminary === true ? true : undefined });
+            s.emit({ type: 'tool-output', ...common, output, preliminary: m.preliminary === true ? true : undefined });
           }
           return;
         }
-        const x = extras(ev, ['toolCallId', 'content', 'role']);
-        emit({
+        const x = s.extras(ev, ['toolCallId', 'content', 'role']);
+        s.emit({
           type: 'tool-output',
           toolCallId: id,
-          toolName: toolNames.get(id),
+          toolName: s.toolNames.get(id),
           output: content as Json,
           subagentId: owner,
-          providerMetadata: pmOf(undefined, x),
+          providerMetadata: s.pmOf(undefined, x),
         });
         return;
       }
@@ -159,30 +138,30 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
       case 'REASONING_ENCRYPTED_VALUE': {
         const subtype = ev.subtype;
         if (subtype !== 'message' && subtype !== 'tool-call')
-          return fieldError(type, 'subtype', '"message" or "tool-call"', subtype, where);
-        const target = subtype === 'message' ? reasonings.get(ev.entityId as string) : tools.get(ev.entityId as string);
-        const x = extras(ev, ['subtype', 'entityId', 'encryptedValue']);
+          return s.fieldError(type, 'subtype', '"message" or "tool-call"', subtype, where);
+        const target = subtype === 'message' ? s.reasonings.get(ev.entityId as string) : s.tools.get(ev.entityId as string);
+        const x = s.extras(ev, ['subtype', 'entityId', 'encryptedValue']);
         if (target && !x) {
           // Attached to the block: it ends up in that block's providerMetadata.
           target.encrypted = ev.encryptedValue as string;
           return;
         }
-        emit({ type: 'custom', name: 'ag-ui.reasoning-encrypted-value', value: rest(ev), subagentId: owner });
+        s.emit({ type: 'custom', name: 'ag-ui.reasoning-encrypted-value', value: s.rest(ev), subagentId: owner });
         return;
       }
 
       case 'STATE_SNAPSHOT': {
-        if (ev.snapshot === undefined) return fieldError(type, 'snapshot', 'a JSON value', undefined, where);
+        if (ev.snapshot === undefined) return s.fieldError(type, 'snapshot', 'a JSON value', undefined, where);
         const snap = ev.snapshot;
         if (m?.event === 'todos' && isObject(snap) && Array.isArray(snap.todos))
-          emit({ type: 'todos', change: (str(m.change) as 'update') ?? 'snapshot', todos: snap.todos as never, subagentId: owner });
-        else emit({ type: 'state-snapshot', state: snap as Json, subagentId: owner });
-        rawExtras(ev, extras(ev, ['snapshot']), where, owner);
+          s.emit({ type: 'todos', change: (str(m.change) as 'update') ?? 'snapshot', todos: snap.todos as never, subagentId: owner });
+        else s.emit({ type: 'state-snapshot', state: snap as Json, subagentId: owner });
+        s.rawExtras(ev, s.extras(ev, ['snapshot']), where, owner);
         return;
       }
       case 'STATE_DELTA': {
         const delta = ev.delta;
-        if (!Array.isArray(delta)) return fieldError(type, 'delta', 'a JSON Patch array', delta, where);
+        if (!Array.isArray(delta)) return s.fieldError(type, 'delta', 'a JSON Patch array', delta, where);
         const patch: { op: 'add'; path: string; from?: string; value?: Json }[] = [];
         let opExtras = false;
         for (let i = 0; i < delta.length; i++) {
@@ -193,7 +172,7 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
             typeof op.path !== 'string' ||
             (op.from !== undefined && typeof op.from !== 'string')
           )
-            return fieldError(type, `delta[${i}]`, 'a JSON Patch operation {op, path, from?, value?}', op, where);
+            return s.fieldError(type, `delta[${i}]`, 'a JSON Patch operation {op, path, from?, value?}', op, where);
           const p: (typeof patch)[number] = { op: op.op as 'add', path: op.path };
           if (op.from !== undefined) p.from = op.from as string;
           if (op.value !== undefined) p.value = op.value as Json;
@@ -202,33 +181,33 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
         }
         const first = patch[0];
         if (m?.event === 'todos' && patch.length === 1 && first.path === '/todos' && Array.isArray(first.value))
-          emit({ type: 'todos', change: (str(m.change) as 'update') ?? 'update', todos: first.value as never, subagentId: owner });
-        else emit({ type: 'state-delta', patch, subagentId: owner });
-        let x = extras(ev, ['delta']);
+          s.emit({ type: 'todos', change: (str(m.change) as 'update') ?? 'update', todos: first.value as never, subagentId: owner });
+        else s.emit({ type: 'state-delta', patch, subagentId: owner });
+        let x = s.extras(ev, ['delta']);
         if (opExtras) x = { ...x, delta: delta as Json };
-        rawExtras(ev, x, where, owner);
+        s.rawExtras(ev, x, where, owner);
         return;
       }
       case 'MESSAGES_SNAPSHOT': {
-        if (!Array.isArray(ev.messages)) return fieldError(type, 'messages', 'an array of messages', ev.messages, where);
+        if (!Array.isArray(ev.messages)) return s.fieldError(type, 'messages', 'an array of messages', ev.messages, where);
         if (m?.derived === true) return; // ours: a summary of the events already read
-        emit({ type: 'custom', name: 'ag-ui.messages-snapshot', value: rest(ev) });
+        s.emit({ type: 'custom', name: 'ag-ui.messages-snapshot', value: s.rest(ev) });
         return;
       }
       case 'ACTIVITY_SNAPSHOT':
       case 'ACTIVITY_DELTA':
-        emit({
+        s.emit({
           type: 'custom',
           name: type === 'ACTIVITY_SNAPSHOT' ? 'ag-ui.activity-snapshot' : 'ag-ui.activity-delta',
-          value: rest(ev),
+          value: s.rest(ev),
           subagentId: owner,
         });
         return;
 
       case 'RAW': {
-        if (ev.event === undefined) return fieldError(type, 'event', 'a JSON value', undefined, where);
+        if (ev.event === undefined) return s.fieldError(type, 'event', 'a JSON value', undefined, where);
         if (m) {
-          emit({
+          s.emit({
             type: 'raw',
             source: str(ev.source) ?? 'ag-ui',
             event: ev.event as Json,
@@ -238,8 +217,8 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
           });
           return;
         }
-        const x = extras(ev, ['event', 'source']);
-        emit({
+        const x = s.extras(ev, ['event', 'source']);
+        s.emit({
           type: 'raw',
           source: str(ev.source) ?? 'ag-ui',
           event: (x ? ev : ev.event) as Json,
@@ -252,28 +231,28 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
       case 'CUSTOM': {
         const name = ev.name as string;
         const value = ev.value;
-        const kind = name.startsWith(`${ns}.`) ? name.slice(ns.length + 1) : undefined;
+        const kind = name.startsWith(`${s.ns}.`) ? name.slice(s.ns.length + 1) : undefined;
         if (
           kind !== undefined &&
           CUSTOM_KINDS.has(kind) &&
           isObject(value) &&
-          (kind !== 'citation' || openBlocks.has(value.blockId as string))
+          (kind !== 'citation' || s.openBlocks.has(value.blockId as string))
         ) {
           if (kind === 'error' && value.fatal === true) s.fatal = true;
-          emit({ ...value, type: kind, subagentId: owner } as EventInit);
+          s.emit({ ...value, type: kind, subagentId: owner } as EventInit);
           return;
         }
-        emit({ type: 'custom', name, value: (value ?? null) as Json, subagentId: owner });
-        rawExtras(ev, extras(ev, ['name', 'value']), where, owner);
+        s.emit({ type: 'custom', name, value: (value ?? null) as Json, subagentId: owner });
+        s.rawExtras(ev, s.extras(ev, ['name', 'value']), where, owner);
         return;
       }
 
       case 'SUBAGENT_STARTED': {
         const id = ev.subagentRunId as string;
-        subagents.add(id);
+        s.subagents.add(id);
         const used = ['name', 'description', 'parentSubagentRunId', 'parentToolCallId'];
         if (m) used.push('parentMessageId');
-        emit({
+        s.emit({
           type: 'subagent-start',
           subagentId: id,
           name: ev.name as string,
@@ -281,14 +260,14 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
           parentSubagentId: str(ev.parentSubagentRunId) ?? str(m?.parentSubagentId),
           parentToolCallId: str(ev.parentToolCallId),
         });
-        rawExtras(ev, extras(ev, used), where, id);
+        s.rawExtras(ev, s.extras(ev, used), where, id);
         return;
       }
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR': {
         const id = ev.subagentRunId as string;
-        if (!subagents.delete(id))
-          sequenceError(
+        if (!s.subagents.delete(id))
+          s.sequenceError(
             'unknown_block',
             `${type} for subagent "${id}", which is not active`,
             where,
@@ -296,12 +275,12 @@ export function createApply(s: ReadState, { handleSpan }: Spans, { runStarted, r
             'the id of an active subagent',
           );
         if (type === 'SUBAGENT_ERROR') {
-          emit({ type: 'subagent-finish', subagentId: id, error: str(ev.message) ?? 'subagent error', result: str(m?.result) });
-          rawExtras(ev, extras(ev, ['message']), where, id);
+          s.emit({ type: 'subagent-finish', subagentId: id, error: str(ev.message) ?? 'subagent error', result: str(m?.result) });
+          s.rawExtras(ev, s.extras(ev, ['message']), where, id);
         } else {
           const result = str(ev.result);
-          emit({ type: 'subagent-finish', subagentId: id, result });
-          rawExtras(ev, extras(ev, result !== undefined ? ['result'] : []), where, id);
+          s.emit({ type: 'subagent-finish', subagentId: id, result });
+          s.rawExtras(ev, s.extras(ev, result !== undefined ? ['result'] : []), where, id);
         }
         return;
       }
