@@ -7,6 +7,7 @@
  * `step`, `tool [city]`, `text <words>`, `code <code>` and `error`.
  */
 import type { AgentEvent, AgentFactory, AgentTodo } from './agent.ts';
+import { pause } from './replay.ts';
 
 /** Default pause between two events: slow enough for a person to see the stream. */
 export const DEMO_DELAY_MS = 40;
@@ -153,20 +154,6 @@ export function* demoScript(prompt: string, now: () => number = Date.now): Gener
   const usage = { input_tokens: words(text), output_tokens: words(answer) };
   yield { type: 'result', data: { duration_ms: now() - started, num_turns: 1, usage } };
   yield { type: 'done', data: {} };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (never rejects: stopping is not an error). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Runs the demo for one prompt, pausing `delayMs` between events; stops when `signal` aborts. */

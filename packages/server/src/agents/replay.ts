@@ -18,6 +18,7 @@ import {
   isCanonicalEvent,
   type Source,
 } from '@switchboard/core';
+import { realClock } from '@switchboard/store';
 import { REPLAY_INTERVAL_MS } from '../config/defaults.ts';
 
 /** What a capture can be replayed as: a framework, `auto`, or `canonical` (a stored run). */
@@ -60,18 +61,9 @@ export function timestampOf(value: unknown): number | undefined {
   return undefined;
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
+/** Resolves after `ms`, or at once when `signal` aborts (the store's replay clock; never rejects). */
 export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return realClock.sleep(ms, signal);
 }
 
 /**

@@ -9,22 +9,17 @@
  * sequence rules (eventIndex, sequenceNumber, persistenceState, dedupe, accumulation).
  */
 import { z } from 'zod';
+import { finishReasonSchema, locationSchema, providerMetadataSchema } from '../../model/schema.ts';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
 
 const json = z.json();
-const providerMetadata = z.record(z.string(), z.record(z.string(), json)).optional();
-const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+// The canonical model's vocabulary, not a copy of it.
+const providerMetadata = providerMetadataSchema.optional();
+const finishReason = finishReasonSchema;
+const location = locationSchema;
 
 /** `persistenceState`: transient (chunks), pending (not yet stored), persisted (stored, has a sequenceNumber). */
 export const wsPersistenceStateSchema = z.enum(['transient', 'pending', 'persisted']);
-
-const location = z.strictObject({
-  line: z.number().int().positive().optional(),
-  event: z.number().int().positive().optional(),
-  sseEvent: z.string().optional(),
-  field: z.string().optional(),
-  expected: z.string().optional(),
-});
 
 /**
  * Token usage in Anthropic's vocabulary (the seed's `usage: { input_tokens, output_tokens, cache_* }`):
