@@ -184,6 +184,49 @@ function withoutNullSubagent(m: AgUiMessageLike): AgUiMessageLike {
 }
 
 /**
+ * The message an ACTIVITY_SNAPSHOT leaves at `existing`'s place: a new activity message, the
+ * existing activity with the new type and content (`replace`, the default), the existing one kept
+ * (`replace: false`), or undefined (a non-activity message that is not replaced).
+ */
+function activitySnapshot(event: AgUiEventLike, existing: MessageState | undefined, work: WorkCounter): MessageState | undefined {
+  const replace = (event.replace as boolean | undefined) ?? true;
+  if (existing?.role === 'activity') {
+    if (!replace) return existing;
+    const fields = {
+      ...existing.fields,
+      activityType: event.activityType,
+      content: clone(event.content),
+      subagentRunId: event.subagentRunId,
+    };
+    if (event.subagentRunId == null) delete fields.subagentRunId;
+    return new MessageState(fields as unknown as AgUiMessageLike, work);
+  }
+  if (existing && !replace) return undefined;
+  const activity: AgUiMessageLike = {
+    id: event.messageId as string,
+    role: 'activity',
+    activityType: event.activityType as string,
+    content: clone(event.content),
+  };
+  if (event.subagentRunId != null) activity.subagentRunId = event.subagentRunId;
+  return new MessageState(activity, work);
+}
+
+/** The messages as read: each changed message rebuilt, the others as they were last read. */
+function snapshotOf(list: readonly MessageState[]): AgUiMessageLike[] {
+  const out: AgUiMessageLike[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i];
+    if (s.dirty || !s.snap) {
+      s.snap = s.build();
+      s.dirty = false;
+    }
+    out[i] = s.snap;
+  }
+  return out;
+}
+
+/**
  * Creates an AG-UI reducer.
  *
  * @example
@@ -461,34 +504,9 @@ export function createAgUiReducer(options: AgUiReducerOptions = {}): AgUiReducer
         const messageId = event.messageId as string;
         const existing = find(messageId);
         const at = existing ? (aliased ? list.indexOf(existing) : list.lastIndexOf(existing)) : -1;
-        const replace = (event.replace as boolean | undefined) ?? true;
-        const activity: AgUiMessageLike = {
-          id: messageId,
-          role: 'activity',
-          activityType: event.activityType as string,
-          content: clone(event.content),
-        };
-        if (event.subagentRunId != null) activity.subagentRunId = event.subagentRunId;
-        let target: MessageState | undefined;
-        if (!existing) {
-          target = new MessageState(activity, work);
-          push(target);
-        } else if (existing.role === 'activity') {
-          if (replace) {
-            const fields = {
-              ...existing.fields,
-              activityType: event.activityType,
-              content: clone(event.content),
-              subagentRunId: event.subagentRunId,
-            };
-            if (event.subagentRunId == null) delete fields.subagentRunId;
-            target = new MessageState(fields as unknown as AgUiMessageLike, work);
-            replaceAt(at, existing, target);
-          } else target = existing;
-        } else if (replace) {
-          target = new MessageState(activity, work);
-          replaceAt(at, existing, target);
-        }
+        const target = activitySnapshot(event, existing, work);
+        if (!existing && target) push(target);
+        else if (existing && target && target !== existing) replaceAt(at, existing, target);
         if (target) mergeInto(target, event);
         changed = true;
         mutated = true;
@@ -593,16 +611,7 @@ export function createAgUiReducer(options: AgUiReducerOptions = {}): AgUiReducer
     },
     get messages() {
       if (changed) {
-        const out: AgUiMessageLike[] = new Array(list.length);
-        for (let i = 0; i < list.length; i++) {
-          const s = list[i];
-          if (s.dirty || !s.snap) {
-            s.snap = s.build();
-            s.dirty = false;
-          }
-          out[i] = s.snap;
-        }
-        snapshot = out;
+        snapshot = snapshotOf(list);
         changed = false;
       }
       return snapshot;
