@@ -22,7 +22,7 @@
  */
 
 import type { Machine } from '../../machine.ts';
-import type { CanonicalEvent, Json, ProviderMetadata, Usage } from '../../model/events.ts';
+import type { CanonicalEvent, EventOf, Json, ProviderMetadata, Usage } from '../../model/events.ts';
 import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
 
@@ -124,6 +124,46 @@ interface StreamState {
   /** The text so far, for `deltas: 'accumulated'`. */
   text: string;
   variant?: 'processing';
+}
+
+/** The tool_call badge and the tool_invocation message of a complete tool input (web_ui.py's shapes). */
+function toolInvocation(e: EventOf<'tool-input-end'>): { badge: Record<string, unknown>; content: string; md: Record<string, unknown> } {
+  const python = e.toolName === PYTHON;
+  const badge: Record<string, unknown> = {
+    component: 'chat',
+    message_type: 'tool_call',
+    step_type: 'action',
+    tool_name: e.toolName,
+    tool_id: e.toolCallId,
+    tool_args_summary: argsSummary(e.toolName, e.input),
+    is_python_interpreter: python,
+    status: 'done',
+    tool_args: e.input,
+  };
+  const code = python && isRecord(e.input) && typeof e.input.code === 'string' ? e.input.code : undefined;
+  let content: string;
+  if (code !== undefined) content = `\`\`\`python\n${code}\n\`\`\``;
+  else if (e.toolName === 'final_answer' && isRecord(e.input) && 'answer' in e.input)
+    content = typeof e.input.answer === 'string' ? e.input.answer : JSON.stringify(e.input.answer);
+  else content = typeof e.input === 'string' ? e.input : JSON.stringify(e.input);
+  const md: Record<string, unknown> = {
+    component: routeComponent(e.toolName, 'tool_invocation', content),
+    message_type: 'tool_invocation',
+    step_type: 'action',
+    tool_name: e.toolName,
+    tool_id: e.toolCallId,
+    agent_status: python ? 'coding' : 'actions_running',
+    is_active: false,
+    title: `🛠️ Used tool ${e.toolName}`,
+    status: 'done',
+  };
+  if (code !== undefined) {
+    md.code = code;
+    md.language = 'python';
+    md.code_lines = code.split('\n').length;
+    md.has_imports = /^\s*(import|from)\s+/m.test(code);
+  }
+  return { badge, content, md };
 }
 
 /** Creates the DSAgentRunMessage encoder (push canonical events, get messages). */
@@ -421,45 +461,8 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
         if (toolCalls.has(e.toolCallId)) return;
         toolCalls.add(e.toolCallId);
         const number = step?.number;
-        const python = e.toolName === PYTHON;
-        send(
-          '',
-          {
-            component: 'chat',
-            message_type: 'tool_call',
-            step_type: 'action',
-            tool_name: e.toolName,
-            tool_id: e.toolCallId,
-            tool_args_summary: argsSummary(e.toolName, e.input),
-            is_python_interpreter: python,
-            status: 'done',
-            tool_args: e.input,
-          },
-          number,
-        );
-        const code = python && isRecord(e.input) && typeof e.input.code === 'string' ? e.input.code : undefined;
-        let content: string;
-        if (code !== undefined) content = `\`\`\`python\n${code}\n\`\`\``;
-        else if (e.toolName === 'final_answer' && isRecord(e.input) && 'answer' in e.input)
-          content = typeof e.input.answer === 'string' ? e.input.answer : JSON.stringify(e.input.answer);
-        else content = typeof e.input === 'string' ? e.input : JSON.stringify(e.input);
-        const md: Record<string, unknown> = {
-          component: routeComponent(e.toolName, 'tool_invocation', content),
-          message_type: 'tool_invocation',
-          step_type: 'action',
-          tool_name: e.toolName,
-          tool_id: e.toolCallId,
-          agent_status: python ? 'coding' : 'actions_running',
-          is_active: false,
-          title: `🛠️ Used tool ${e.toolName}`,
-          status: 'done',
-        };
-        if (code !== undefined) {
-          md.code = code;
-          md.language = 'python';
-          md.code_lines = code.split('\n').length;
-          md.has_imports = /^\s*(import|from)\s+/m.test(code);
-        }
+        const { badge, content, md } = toolInvocation(e);
+        send('', badge, number);
         return send(content, md, number);
       }
       case 'tool-output': {
