@@ -354,6 +354,120 @@ class PlainState<P extends UiPart> implements PartState {
   }
 }
 
+/** A new reasoning part (its text lives in the state's buffer). */
+function reasoningPart(
+  e: CanonicalEvent & { blockId: string },
+  variant: ReasoningVariant,
+  pm: ProviderMetadata | undefined,
+  receivedAt: number,
+): Omit<ReasoningPart, 'text'> {
+  const part: Omit<ReasoningPart, 'text'> = {
+    type: 'reasoning',
+    ...base(e, e.blockId),
+    blockId: e.blockId,
+    variant,
+    state: 'streaming',
+    startedAt: e.ts,
+    receivedAt,
+  };
+  if (pm) part.providerMetadata = pm;
+  return part;
+}
+
+/** A new text part (its text and citations live in the state). */
+function textPart(e: CanonicalEvent & { blockId: string }, pm: ProviderMetadata | undefined): Omit<TextPart, 'text' | 'citations'> {
+  const part: Omit<TextPart, 'text' | 'citations'> = {
+    type: 'text',
+    ...base(e, e.blockId),
+    blockId: e.blockId,
+    state: 'streaming',
+    startedAt: e.ts,
+  };
+  if (pm) part.providerMetadata = pm;
+  return part;
+}
+
+/** A new tool part, its input still streaming. */
+function toolPart(e: CanonicalEvent & { toolCallId: string }, toolName: string | undefined, receivedAt: number): ToolPart {
+  return {
+    type: 'tool',
+    ...base(e, e.toolCallId),
+    toolCallId: e.toolCallId,
+    toolName: toolName ?? 'unknown',
+    state: 'input-streaming',
+    startedAt: e.ts,
+    receivedAt,
+  };
+}
+
+/** The parts as read: each changed part rebuilt, the others as they were last read. */
+function rebuildParts(parts: readonly PartState[]): UiPart[] {
+  const next: UiPart[] = new Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const s = parts[i];
+    if (s.dirty || !s.snap) {
+      s.snap = s.build();
+      s.dirty = false;
+    }
+    next[i] = s.snap;
+  }
+  return next;
+}
+
+/** What `assemble` makes a message of: the accumulator's run-level state. */
+interface RunView {
+  runId: string | undefined;
+  runStart: EventOf<'run-start'> | undefined;
+  closed: EventOf<'run-finish'> | EventOf<'run-abort'> | undefined;
+  model: string | undefined;
+  text: TextBuffer;
+  parts: UiPart[];
+  errors: ErrorPart[];
+  lastSeq: number;
+  todos: PlainState<TodosPart> | undefined;
+  usage: Usage | undefined;
+  state: Json | undefined;
+  activity: { status: string; message?: string } | undefined;
+  firstTs: number | undefined;
+  lastTs: number | undefined;
+}
+
+/** The message of a run's state: status, text, parts and the run's metadata. */
+function assemble(v: RunView): AccumulatedMessage {
+  const { runStart, closed } = v;
+  let status: MessageStatus = 'streaming';
+  if (closed?.type === 'run-abort') status = 'aborted';
+  else if (closed) status = closed.finishReason === 'error' ? 'error' : 'complete';
+  const m: AccumulatedMessage = {
+    id: runStart?.messageId ?? v.runId ?? '',
+    runId: v.runId ?? '',
+    role: 'assistant',
+    status,
+    text: v.text.toString(),
+    parts: v.parts,
+    errors: v.errors.slice(),
+    lastSeq: v.lastSeq,
+  };
+  if (runStart?.chatId !== undefined) m.chatId = runStart.chatId;
+  if (v.model !== undefined) m.model = v.model;
+  if (runStart?.provider !== undefined) m.provider = runStart.provider;
+  if (runStart?.agent !== undefined) m.agent = runStart.agent;
+  if (runStart?.metadata !== undefined) m.metadata = runStart.metadata;
+  if (v.todos) m.todos = v.todos.part.todos;
+  if (v.usage) m.usage = v.usage;
+  if (closed?.type === 'run-finish') {
+    m.finishReason = closed.finishReason;
+    if (closed.rawFinishReason !== undefined) m.rawFinishReason = closed.rawFinishReason;
+  } else if (closed?.type === 'run-abort' && closed.reason !== undefined) m.abortReason = closed.reason;
+  if (v.state !== undefined) m.state = v.state;
+  if (v.activity) m.activity = v.activity;
+  if (v.firstTs !== undefined) {
+    m.startedAt = runStart?.ts ?? v.firstTs;
+    m.endedAt = v.lastTs;
+  }
+  return m;
+}
+
 /**
  * Creates a message accumulator for one run.
  *
@@ -413,32 +527,14 @@ export function createMessageAccumulator(options: MessageAccumulatorOptions = {}
     variant: ReasoningVariant,
     pm: ProviderMetadata | undefined,
   ): ReasoningState {
-    const part: Omit<ReasoningPart, 'text'> = {
-      type: 'reasoning',
-      ...base(e, e.blockId),
-      blockId: e.blockId,
-      variant,
-      state: 'streaming',
-      startedAt: e.ts,
-      receivedAt: now(),
-    };
-    if (pm) part.providerMetadata = pm;
-    const s = add(new ReasoningState(part, work));
+    const s = add(new ReasoningState(reasoningPart(e, variant, pm, now()), work));
     s.startPm = pm;
     openReasoning.set(e.blockId, s);
     return s;
   }
 
   function startText(e: CanonicalEvent & { blockId: string }, pm: ProviderMetadata | undefined): TextState {
-    const part: Omit<TextPart, 'text' | 'citations'> = {
-      type: 'text',
-      ...base(e, e.blockId),
-      blockId: e.blockId,
-      state: 'streaming',
-      startedAt: e.ts,
-    };
-    if (pm) part.providerMetadata = pm;
-    const s = add(new TextState(part, work));
+    const s = add(new TextState(textPart(e, pm), work));
     openText.set(e.blockId, s);
     return s;
   }
@@ -446,20 +542,7 @@ export function createMessageAccumulator(options: MessageAccumulatorOptions = {}
   function tool(e: CanonicalEvent & { toolCallId: string }, toolName: string | undefined): ToolCallState {
     let s = tools.get(e.toolCallId);
     if (!s) {
-      s = add(
-        new ToolCallState(
-          {
-            type: 'tool',
-            ...base(e, e.toolCallId),
-            toolCallId: e.toolCallId,
-            toolName: toolName ?? 'unknown',
-            state: 'input-streaming',
-            startedAt: e.ts,
-            receivedAt: now(),
-          },
-          work,
-        ),
-      );
+      s = add(new ToolCallState(toolPart(e, toolName, now()), work));
       tools.set(e.toolCallId, s);
     } else touch(s);
     if (toolName !== undefined) s.part.toolName = toolName;
@@ -752,53 +835,28 @@ export function createMessageAccumulator(options: MessageAccumulatorOptions = {}
   function snapshot(): AccumulatedMessage {
     if (cached && cachedVersion === version) return cached;
     if (partsChanged) {
-      // Only changed parts are rebuilt; the others keep their snapshot object.
-      const next: UiPart[] = new Array(parts.length);
-      for (let i = 0; i < parts.length; i++) {
-        const s = parts[i];
-        if (s.dirty || !s.snap) {
-          s.snap = s.build();
-          s.dirty = false;
-        }
-        next[i] = s.snap;
-      }
-      cachedParts = next;
+      cachedParts = rebuildParts(parts);
       partsChanged = false;
     }
-    let status: MessageStatus = 'streaming';
-    if (closed?.type === 'run-abort') status = 'aborted';
-    else if (closed) status = closed.finishReason === 'error' ? 'error' : 'complete';
-    const m: AccumulatedMessage = {
-      id: runStart?.messageId ?? runId ?? '',
-      runId: runId ?? '',
-      role: 'assistant',
-      status,
-      text: text.toString(),
-      parts: cachedParts,
-      errors: errors.slice(),
-      lastSeq,
-    };
-    if (runStart?.chatId !== undefined) m.chatId = runStart.chatId;
-    if (model !== undefined) m.model = model;
-    if (runStart?.provider !== undefined) m.provider = runStart.provider;
-    if (runStart?.agent !== undefined) m.agent = runStart.agent;
-    if (runStart?.metadata !== undefined) m.metadata = runStart.metadata;
-    if (todos) m.todos = todos.part.todos;
     const usage = finishUsage ?? totalUsage ?? summedUsage;
-    if (usage) m.usage = usage;
-    if (closed?.type === 'run-finish') {
-      m.finishReason = closed.finishReason;
-      if (closed.rawFinishReason !== undefined) m.rawFinishReason = closed.rawFinishReason;
-    } else if (closed?.type === 'run-abort' && closed.reason !== undefined) m.abortReason = closed.reason;
-    if (state !== undefined) m.state = state;
-    if (activity) m.activity = activity;
-    if (firstTs !== undefined) {
-      m.startedAt = runStart?.ts ?? firstTs;
-      m.endedAt = lastTs;
-    }
-    cached = m;
+    cached = assemble({
+      runId,
+      runStart,
+      closed,
+      model,
+      text,
+      parts: cachedParts,
+      errors,
+      lastSeq,
+      todos,
+      usage,
+      state,
+      activity,
+      firstTs,
+      lastTs,
+    });
     cachedVersion = version;
-    return m;
+    return cached;
   }
 
   const acc: MessageAccumulator = {
