@@ -23,6 +23,7 @@ import {
   type Json,
   type JsonObject,
   type Location,
+  mergeProviderMetadata,
   type ProviderMetadata,
   parsePartialJson,
   type ReasoningVariant,
@@ -241,14 +242,8 @@ export function elapsedMs(part: Timed, now: number = Date.now()): number {
   return part.durationMs ?? Math.max(0, now - part.receivedAt);
 }
 
-/** Merges providerMetadata per provider key. */
-export function mergeProviderMetadata(a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: ProviderMetadata = { ...a };
-  for (const k in b) out[k] = { ...a[k], ...b[k] };
-  return out;
-}
+/** Merges providerMetadata per provider key (core's, re-exported). */
+export { mergeProviderMetadata };
 
 // ---- internal part states ---------------------------------------------------------------------
 

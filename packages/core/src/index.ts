@@ -45,6 +45,7 @@ export type { DecoderOptions } from './model/emitter.ts';
 export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
 export { ENCRYPTED_REASONING_KEYS, encryptedReasoningOf, mergeProviderMetadata } from './model/metadata.ts';
+export { type CloseOptions, OpenSpans } from './model/open-spans.ts';
 export { todoStatus, toTodos } from './model/todos.ts';
 export { addUsage, sumCounts, USAGE_COUNTS, type UsageCounts, usageOf } from './model/usage.ts';
 export { CANONICAL_VERSION } from './model/version.ts';

@@ -11,6 +11,7 @@
  */
 import {
   type CanonicalEvent,
+  encryptedReasoningOf,
   type Json,
   type JsonObject,
   type ProviderMetadata,
@@ -199,23 +200,6 @@ export interface MessagesSnapshotLike {
   timestamp?: number;
 }
 
-/** providerMetadata keys holding an encrypted reasoning artefact (as the AG-UI encoder reads them). */
-const ENCRYPTED_KEYS: readonly [string, string][] = [
-  ['anthropic', 'signature'],
-  ['anthropic', 'redactedData'],
-  ['openai', 'reasoningEncryptedContent'],
-  ['google', 'thoughtSignature'],
-];
-
-function encryptedOf(pm: ProviderMetadata | undefined): string | undefined {
-  if (!pm) return undefined;
-  for (const [provider, key] of ENCRYPTED_KEYS) {
-    const v = pm[provider]?.[key];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  return undefined;
-}
-
 /** A call's arguments as the model produced them: the streamed text when there was one, else the input as JSON. */
 function toolArguments(p: ToolPart): string {
   if (p.inputText !== undefined) return p.inputText;
@@ -279,7 +263,7 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
         current.delete(owner);
         if (!sendReasoning) break;
         const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
-        const encrypted = encryptedOf(p.providerMetadata);
+        const encrypted = encryptedReasoningOf(p.providerMetadata);
         if (encrypted !== undefined) msg.encryptedValue = encrypted;
         const ours: JsonObject = { variant: p.variant };
         if (p.durationMs !== undefined) ours.durationMs = p.durationMs;

@@ -272,11 +272,5 @@ export interface ProjectorInit {
   createdAt?: number;
 }
 
-/** Merges providerMetadata per provider key (like the AI SDK encoder's merge). */
-export function mergeProviderMetadata(a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: ProviderMetadata = { ...a };
-  for (const k in b) out[k] = { ...a[k], ...b[k] };
-  return out;
-}
+/** Merges providerMetadata per provider key (core's, re-exported for the store's users). */
+export { mergeProviderMetadata } from '@switchboard/core';

@@ -4,6 +4,7 @@
  * tool calls, steps, subagents), the MESSAGES_SNAPSHOT mirror, and opening and closing each of them.
  */
 import type { CanonicalEvent, EventOf, Json, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
+import { encryptedReasoningOf } from '../../model/metadata.ts';
 import { createAgUiReducer } from './reducer.ts';
 import type { AgUiEvent, AgUiMessage } from './schema.ts';
 
@@ -28,23 +29,6 @@ export interface AgUiEncoderOptions {
 
 /** RFC 6901 JSON Pointer, as `@ag-ui/core`'s `JsonPointerSchema` checks it. */
 export const POINTER = /^(\/([^/~]|~[01])*)*$/;
-
-/** providerMetadata keys that hold an encrypted reasoning artefact, in order of preference. */
-export const ENCRYPTED_KEYS: readonly [string, string][] = [
-  ['anthropic', 'signature'],
-  ['anthropic', 'redactedData'],
-  ['openai', 'reasoningEncryptedContent'],
-  ['google', 'thoughtSignature'],
-];
-
-export function encryptedOf(pm: ProviderMetadata | undefined): string | undefined {
-  if (!pm) return undefined;
-  for (const [provider, key] of ENCRYPTED_KEYS) {
-    const v = pm[provider]?.[key];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  return undefined;
-}
 
 /** Drops undefined fields; undefined when nothing is left. */
 export function clean(fields: Record<string, unknown>): JsonObject | undefined {
@@ -312,7 +296,7 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     const r = reasoning.get(blockId);
     if (!r) return;
     reasoning.delete(blockId);
-    const encrypted = encryptedOf(pm);
+    const encrypted = encryptedReasoningOf(pm);
     if (encrypted !== undefined)
       push(out, { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: r.messageId, encryptedValue: encrypted }, r.owner);
     // The client merges metadata key by key, so the variant is repeated next to the signature.
@@ -365,7 +349,7 @@ export function createEncoderState(options: AgUiEncoderOptions) {
         }
         if (!same) input = e.input;
       }
-      const encrypted = encryptedOf(e.providerMetadata);
+      const encrypted = encryptedReasoningOf(e.providerMetadata);
       if (encrypted !== undefined)
         push(out, { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'tool-call', entityId: toolCallId, encryptedValue: encrypted }, t.owner);
     }
