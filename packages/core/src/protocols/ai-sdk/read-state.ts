@@ -19,6 +19,8 @@ import type {
   Todo,
   Usage,
 } from '../../model/events.ts';
+import { USAGE_COUNTS } from '../../model/usage.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS, PATCH_OPERATIONS, TODO_STATUSES } from '../../model/vocabulary.ts';
 import { parsePartialJson } from '../../transforms/partial-json.ts';
 
 /** The framework name (run-start provider, raw source, providerMetadata key for AI SDK-only fields). */
@@ -29,20 +31,12 @@ export interface AiSdkDecoderOptions extends DecoderOptions {
   namespace?: string;
 }
 
-export const FINISH_REASONS = new Set<string>(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
-export const TODO_STATUS = new Set<string>(['pending', 'in_progress', 'completed', 'cancelled']);
+export const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
+export const TODO_STATUS = new Set<string>(TODO_STATUSES);
 export const TODO_CHANGE = new Set<string>(['create', 'update', 'done', 'snapshot']);
 export const USAGE_SCOPE = new Set<string>(['increment', 'step', 'total']);
-export const USAGE_NUMBERS = new Set<string>([
-  'inputTokens',
-  'outputTokens',
-  'totalTokens',
-  'reasoningTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-  'costUsd',
-]);
-export const PATCH_OPS = new Set<string>(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+export const USAGE_NUMBERS = new Set<string>(USAGE_COUNTS);
+export const PATCH_OPS = new Set<string>(PATCH_OPERATIONS);
 
 /** Chunks that may follow an `error` chunk on the way to `finish` (an error is held back over them). */
 export const CLOSING = new Set<string>([

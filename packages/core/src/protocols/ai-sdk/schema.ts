@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { FINISH_REASONS } from '../../model/vocabulary.ts';
 
 /** The data line the official server writes after the last chunk. */
 export const AI_SDK_DONE = '[DONE]';
@@ -26,7 +27,7 @@ function present(key: string): [(value: Record<string, unknown>) => boolean, { p
   return [(value) => key in value, { path: [key], message: `expected the key "${key}" (any value)` }];
 }
 
-const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+const finishReason = z.enum(FINISH_REASONS);
 
 const citationSource = z.union([
   z.looseObject({

@@ -20,10 +20,11 @@ import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { EventInit, FinishReason, Json, Location, Usage } from '../../model/events.ts';
 import { addUsage } from '../../model/usage.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS } from '../../model/vocabulary.ts';
 import { PYTHON } from './routing.ts';
 
 const SOURCE = 'dsagent';
-const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
 
 /** Message types this reader knows (web_ui.py's and the encoder's). */
 const MESSAGE_TYPES = new Set([

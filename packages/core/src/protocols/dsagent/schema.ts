@@ -11,10 +11,11 @@
  */
 import { z } from 'zod';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { FINISH_REASONS } from '../../model/vocabulary.ts';
 import { routeComponent } from './routing.ts';
 
 const json = z.json();
-const finishReason = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+const finishReason = z.enum(FINISH_REASONS);
 const planningType = z.enum(['initial', 'update']);
 const status = z.enum(['streaming', 'done']);
 

@@ -8,12 +8,13 @@ import { anthropicFinishReason } from '../../inputs/anthropic.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS, TODO_STATUSES } from '../../model/vocabulary.ts';
 
 export const SOURCE = 'ws';
 
-export const FINISH_REASONS = new Set(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+export const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
 export const STEP_KINDS = new Set(['model', 'planning', 'action', 'final-answer', 'other']);
-export const TODO_STATUS = new Set(['pending', 'in_progress', 'completed', 'cancelled']);
+export const TODO_STATUS = new Set<string>(TODO_STATUSES);
 export const PERSISTENCE_STATES = new Set(['transient', 'pending', 'persisted', 'queued', 'failed']);
 
 /** Frame types this reader knows: the seed's, Switchboard's extensions and the prototype's others. */

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { finishReasonSchema, locationSchema, providerMetadataSchema } from '../../model/schema.ts';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { TODO_STATUSES } from '../../model/vocabulary.ts';
 
 const json = z.json();
 // The canonical model's vocabulary, not a copy of it.
@@ -199,7 +200,7 @@ export const wsTodosSchema = frame('todos', {
     z.strictObject({
       id: z.string(),
       content: z.string(),
-      status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']),
+      status: z.enum(TODO_STATUSES),
       activeForm: z.string().optional(),
     }),
   ),
