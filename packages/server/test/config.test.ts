@@ -59,7 +59,7 @@ describe('defaults', () => {
       host: '127.0.0.1',
       dataDir: join(dir, 'data'),
       tokens: [],
-      cors: { origins: [] },
+      cors: { origins: [], headers: [] },
       allowedHosts: [],
       runLeaseMs: 6000,
       limits: {

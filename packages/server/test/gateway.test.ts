@@ -86,7 +86,7 @@ describe('routes', () => {
     assert.equal(after.status, 400);
 
     const lastId = await api(s.url, '/api/chat/x/stream', { headers: { 'last-event-id': 'yesterday' } });
-    assert.equal(lastId.status, 404, 'an unknown chat is a 404 before anything else');
+    assert.equal(lastId.status, 204, 'an unknown chat has nothing to resume, before anything else (the AI SDK convention)');
 
     const ws = await api(s.url, '/ws');
     assert.equal(ws.status, 426);
@@ -200,6 +200,10 @@ describe('a chat, its history and its runs', () => {
 
     // Nothing in progress: the AI SDK reconnect gets 204.
     assert.equal((await api(s.url, '/api/chat/c-hist/stream')).status, 204);
+    // A chat this server has never seen (useChat({ resume: true }) on a new chat): 204 as well, not 404.
+    const unseen = await api(s.url, '/api/chat/never-seen-chat/stream');
+    assert.equal(unseen.status, 204);
+    assert.equal(await unseen.text(), '');
 
     // The finished run replays in any protocol, byte for byte the same as it streamed.
     const replayed = await (await api(s.url, `/api/runs/${runId}/stream?protocol=ai-sdk`)).text();
@@ -379,7 +383,6 @@ describe('security', () => {
         '/api/chats/c-bob',
         '/api/chats/c-bob/messages',
         '/api/chats/c-bob/messages?protocol=canonical',
-        '/api/chat/c-bob/stream',
         `/api/runs/${runId}`,
         `/api/runs/${runId}/events`,
         `/api/runs/${runId}/stream`,
@@ -388,6 +391,10 @@ describe('security', () => {
         assert.equal(r.status, 404, path);
         await r.body?.cancel();
       }
+      // The AI SDK reconnect says "nothing to resume", as for a chat that does not exist.
+      const reconnect = await api(s.url, '/api/chat/c-bob/stream', { token: 'token-alice' });
+      assert.equal(reconnect.status, 204);
+      assert.equal(await reconnect.text(), '');
       assert.equal((await api(s.url, `/api/runs/${runId}/abort`, { method: 'POST', token: 'token-alice' })).status, 404);
       assert.equal((await api(s.url, '/api/chats/c-bob', { method: 'DELETE', token: 'token-alice' })).status, 404);
       const hijack = await api(s.url, '/api/chat', { token: 'token-alice', json: { id: 'c-bob', messages: [userMessage('mine now')] } });
@@ -442,6 +449,39 @@ describe('security', () => {
       assert.equal((await api(s.url, '/api/agents', { token: 'token-bob' })).status, 200, 'buckets are per token');
     } finally {
       await s.close();
+    }
+  });
+
+  test('CORS: a transport’s own request headers are allowed when configured (cors.headers)', async () => {
+    const preflight = async (s: { url: string }) =>
+      (
+        await api(s.url, '/api/chat', {
+          method: 'OPTIONS',
+          headers: {
+            origin: 'https://app.example.com',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'x-request-id',
+          },
+        })
+      ).headers.get('access-control-allow-headers') ?? '';
+    const plain = await server({ config });
+    try {
+      assert.doesNotMatch(await preflight(plain), /x-request-id/);
+    } finally {
+      await plain.close();
+    }
+    const withHeaders = await server({
+      config: testConfig({
+        tokens: [{ token: 'token-alice', name: 'alice' }],
+        cors: { origins: ['https://app.example.com'], headers: ['X-Request-Id'] },
+      }),
+    });
+    try {
+      const allowed = await preflight(withHeaders);
+      assert.match(allowed, /x-request-id/);
+      assert.match(allowed, /authorization/, 'the built-in ones stay');
+    } finally {
+      await withHeaders.close();
     }
   });
 

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { apiKeyFrom, DEFAULT_LIMITS, langchainAvailable, PROVIDER_DEFAULTS, PROVIDER_FRAMEWORK, REPLAY_INTERVAL_MS } from './defaults.ts';
-import { type ConfigFile, configFileSchema, HOST_PATTERN, ORIGIN, POSTGRES_URL, REDIS_URL } from './schema.ts';
+import { type ConfigFile, configFileSchema, HEADER_NAME, HOST_PATTERN, ORIGIN, POSTGRES_URL, REDIS_URL } from './schema.ts';
 import type {
   AgentDefinition,
   BuiltinAgent,
@@ -246,6 +246,19 @@ class EnvReader {
     return out;
   }
 
+  headerNames(name: string): string[] | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    const list = v
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    const bad = list.find((h) => !HEADER_NAME.test(h));
+    return bad === undefined
+      ? list
+      : this.fail(name, `expected header names such as "x-request-id", comma-separated; got ${JSON.stringify(bad)}`);
+  }
+
   hosts(name: string): string[] | undefined {
     const v = this.string(name);
     if (v === undefined) return undefined;
@@ -314,7 +327,10 @@ export function resolveConfig(file: unknown, options: ResolveOptions = {}): Swit
         ? resolve(baseDir, f.dataDir)
         : resolve(cwd, SERVER_DEFAULTS.dataDir),
     tokens: e.tokens('SWITCHBOARD_TOKENS') ?? f.tokens ?? [],
-    cors: { origins: e.origins('SWITCHBOARD_CORS_ORIGINS') ?? f.cors?.origins ?? [] },
+    cors: {
+      origins: e.origins('SWITCHBOARD_CORS_ORIGINS') ?? f.cors?.origins ?? [],
+      headers: e.headerNames('SWITCHBOARD_CORS_HEADERS') ?? f.cors?.headers ?? [],
+    },
     allowedHosts: e.hosts('SWITCHBOARD_ALLOWED_HOSTS') ?? f.allowedHosts ?? [],
     runLeaseMs: e.int('SWITCHBOARD_RUN_LEASE_MS', 100) ?? f.runLeaseMs ?? SERVER_DEFAULTS.runLeaseMs,
     limits: {

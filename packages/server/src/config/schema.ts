@@ -24,6 +24,8 @@ export const REDIS_URL = /^rediss?:\/\/\S+$/;
 export const ORIGIN = /^(\*|https?:\/\/[^/\s]+)$/;
 /** A `Host` allow-list entry: a name or address without port (IPv6 with or without brackets), or `*`. */
 export const HOST_PATTERN = /^(\*|\[?[A-Za-z0-9.:_-]+\]?)$/;
+/** An HTTP header name (RFC 9110 token characters). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** One agent that runs as a process. */
 export const agentSchema = z.strictObject({
@@ -77,7 +79,10 @@ export const configFileSchema = z
     redisUrl: z.string().regex(REDIS_URL, 'expected a redis:// or rediss:// URL').optional(),
     tokens: z.array(z.strictObject({ token: z.string().min(1), name: z.string().min(1) })).optional(),
     cors: z
-      .strictObject({ origins: z.array(z.string().regex(ORIGIN, 'expected "*" or an origin such as "https://app.example.com"')) })
+      .strictObject({
+        origins: z.array(z.string().regex(ORIGIN, 'expected "*" or an origin such as "https://app.example.com"')),
+        headers: z.array(z.string().regex(HEADER_NAME, 'expected a header name such as "x-request-id"')),
+      })
       .partial()
       .optional(),
     limits: z

@@ -103,7 +103,11 @@ export interface ServerSettings {
   redisUrl?: string;
   /** Accepted bearer tokens; empty = no authentication. */
   tokens: TokenConfig[];
-  cors: { origins: string[] };
+  cors: {
+    origins: string[];
+    /** Request headers allowed cross-origin besides the built-in ones (a transport's own headers). */
+    headers: string[];
+  };
   /**
    * `Host` header values accepted while authentication is off (DNS-rebinding guard); a mismatch
    * answers 403. Empty: the bound host, `localhost` names, 127.0.0.1 and ::1. `*`: any host.

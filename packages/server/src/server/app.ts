@@ -29,6 +29,9 @@ import { RunManager } from './runs.ts';
 import { FrameCounts } from './session.ts';
 import { mountWebApp } from './static.ts';
 
+/** Request headers every CORS origin may send: the ones the gateway itself reads. */
+const CORS_HEADERS = ['content-type', 'authorization', 'last-event-id', 'x-switchboard-on-disconnect'];
+
 /** Options of `createGateway` / `createApp`. */
 export interface AppOptions {
   /** Agents and server settings (tokens, CORS, limits). Default: the built-in agents, no auth, default limits. */
@@ -168,13 +171,14 @@ export function createGateway(options: AppOptions = {}): Gateway {
   });
 
   if (settings.cors.origins.length > 0) {
+    // The headers the gateway reads; `cors.headers` adds a transport's own (e.g. DefaultChatTransport's `headers`).
     const origins = settings.cors.origins;
     app.use(
       '*',
       cors({
         origin: origins.includes('*') ? '*' : origins,
         allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-        allowHeaders: ['content-type', 'authorization', 'last-event-id', 'x-switchboard-on-disconnect'],
+        allowHeaders: [...CORS_HEADERS, ...settings.cors.headers.map((h) => h.toLowerCase())],
         exposeHeaders: ['x-switchboard-run-id', 'x-switchboard-chat-id', 'x-vercel-ai-ui-message-stream', 'retry-after'],
         maxAge: 600,
       }),

@@ -120,11 +120,16 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   });
 }
 
-/** `GET /api/chat/:id/stream`. */
+/**
+ * `GET /api/chat/:id/stream`: `useChat({ resume: true })` calls it on every mount. As the AI SDK's
+ * convention has it, 204 (nothing to resume) when no run is in progress, also for a chat this server has
+ * never seen (a brand-new chat) and for one the caller cannot see (so the answer tells nothing about
+ * other people's chats).
+ */
 export async function resumeChat(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
   const chatId = c.req.param('id') as string;
-  if (!canSee(c.get('principal'), await core.store.getChat(chatId))) return jsonError(404, `No chat ${chatId}`);
+  if (!canSee(c.get('principal'), await core.store.getChat(chatId))) return new Response(null, { status: 204 });
   const last = lastEventIdOf(c);
   if (!last.ok) return last.response;
   const run = await activeRun(core.store, chatId);

@@ -115,9 +115,10 @@ export function openApiDocument(version = '0.1.0'): Obj {
           parameters: [pathId('id', 'Chat id.'), lastEventId],
           responses: {
             '200': sse('The run from its start, or after Last-Event-ID.'),
-            '204': { description: 'No run in progress.' },
+            '204': {
+              description: 'Nothing to resume: no run in progress, or a chat this server has never seen (or the caller cannot see).',
+            },
             ...common,
-            '404': notFound,
           },
         },
       },
