@@ -149,6 +149,7 @@ describe('the file', () => {
       cwd: join(base, 'agents'),
       env: ['OPENAI_API_KEY', 'MY_*'],
       setEnv: { MODE: 'test' },
+      exposeStderr: false,
       // The server's limits are the defaults of each agent's own.
       limits: { timeoutMs: 5000, idleTimeoutMs: 1000, maxLineBytes: 2048, maxOutputBytes: DEFAULT_LIMITS.maxOutputBytes },
       enabled: true,
@@ -191,7 +192,7 @@ describe('located errors', () => {
         source: '/x/switchboard.config.json',
         path: 'agents[0].framwork',
         message:
-          'unknown key; expected one of: name, description, command, args, cwd, framework, env, setEnv, timeoutMs, idleTimeoutMs, maxLineBytes, maxOutputBytes, enabled',
+          'unknown key; expected one of: name, description, command, args, cwd, framework, env, setEnv, timeoutMs, idleTimeoutMs, maxLineBytes, maxOutputBytes, exposeStderr, enabled',
       },
     ]);
     assert.deepEqual(check({ prot: 1 })[0].path, 'prot');

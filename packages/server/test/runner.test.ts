@@ -69,6 +69,7 @@ function agent(name: string, command: string, args: string[], overrides: Partial
     cwd: EXAMPLES,
     env: [],
     setEnv: {},
+    exposeStderr: false,
     limits: { ...LIMITS, ...overrides.limits },
     enabled: true,
     ...overrides,
@@ -307,14 +308,33 @@ describe('client abort', () => {
 });
 
 describe('crashes and exit codes', () => {
-  test('exit 1 mid-stream: partial content kept, a fatal error with the exit code and the stderr tail, run-finish error', async () => {
+  const crashing = [
+    write(line('start', { model: 'crashy' }) + line('status', { message: 'working' }) + line('text', { content: 'partial ' })),
+    `process.stderr.write('warming up\\n' + 'x\\n'.repeat(20) + 'Traceback: something broke\\nValueError: boom\\n');`,
+    'process.exitCode = 1;',
+  ].join('\n');
+
+  test('exit 1 mid-stream: partial content kept, a fatal error with the exit code (stderr only in the log), run-finish error', async () => {
+    const log = logger();
+    const { events, run } = await runAll(nodeAgent('crashy', crashing), request('x'), { logger: log });
+    assert.equal(textOf(events), 'partial ');
+    const [error] = errorsOf(events);
+    assert.equal(error.code, 'agent_exit');
+    assert.equal(error.fatal, true);
+    assert.equal(error.message, 'agent "crashy" exited with code 1 (its stderr is in the server log)');
+    assert.equal((events.at(-1) as EventOf<'run-finish'>).finishReason, 'error');
+    assert.deepEqual(await run.exited, { code: 1, signal: null });
+    assert.ok(log.lines.some((l) => l.stream === 'stderr' && l.message === 'ValueError: boom'));
+  });
+
+  test('exposeStderr: the crash error quotes the stderr tail', async () => {
     const code = [
       write(line('start', { model: 'crashy' }) + line('status', { message: 'working' }) + line('text', { content: 'partial ' })),
       `process.stderr.write('warming up\\n' + 'x\\n'.repeat(20) + 'Traceback: something broke\\nValueError: boom\\n');`,
       'process.exitCode = 1;',
     ].join('\n');
     const log = logger();
-    const { events, run } = await runAll(nodeAgent('crashy', code), request('x'), { logger: log });
+    const { events, run } = await runAll(nodeAgent('crashy', code, { exposeStderr: true }), request('x'), { logger: log });
     assert.equal(textOf(events), 'partial ');
     assert.deepEqual(
       events.map((e) => e.type),
@@ -333,7 +353,7 @@ describe('crashes and exit codes', () => {
   });
 
   test('the Python example crashing (exit 1) reports its traceback', { skip: PYTHON.status !== 0 }, async () => {
-    const { events } = await runAll(agent('echo-py', 'python3', ['echo.py']), request('crash'));
+    const { events } = await runAll(agent('echo-py', 'python3', ['echo.py'], { exposeStderr: true }), request('crash'));
     assert.equal(textOf(events), 'This answer stops half-way ');
     const [error] = errorsOf(events);
     assert.match(error.message, /exited with code 1\n[\s\S]*RuntimeError: the echo agent crashed on purpose$/);
@@ -593,7 +613,7 @@ describe('no process outlives its run', () => {
     const harness = `
       import { runProcessAgent } from ${JSON.stringify(join(ROOT, 'packages/server/src/runner/process.ts'))};
       const def = { kind: 'process', name: 'orphan', framework: 'claude', command: process.execPath, args: ['-e', ${JSON.stringify(agentCode)}],
-        cwd: process.cwd(), env: [], setEnv: { SOCK: ${JSON.stringify(socketPath)} }, enabled: true,
+        cwd: process.cwd(), env: [], setEnv: { SOCK: ${JSON.stringify(socketPath)} }, exposeStderr: false, enabled: true,
         limits: { timeoutMs: 60000, idleTimeoutMs: 60000, maxLineBytes: 1e6, maxOutputBytes: 1e8 } };
       const run = runProcessAgent(def, { runId: 'r', messages: [] }, { logger: { log() {} } });
       for await (const e of run) {

@@ -373,6 +373,7 @@ export function resolveConfig(file: unknown, options: ResolveOptions = {}): Swit
       cwd: resolve(baseDir, a.cwd ?? '.'),
       env: a.env ?? [],
       setEnv: a.setEnv ?? {},
+      exposeStderr: a.exposeStderr === true,
       limits: agentLimits(a),
       enabled: a.enabled !== false,
     };

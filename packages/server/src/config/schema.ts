@@ -41,6 +41,7 @@ export const agentSchema = z.strictObject({
   idleTimeoutMs: positiveInt.optional(),
   maxLineBytes: positiveInt.optional(),
   maxOutputBytes: positiveInt.optional(),
+  exposeStderr: z.boolean().optional(),
   enabled: z.boolean().optional(),
 });
 

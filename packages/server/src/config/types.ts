@@ -44,6 +44,11 @@ export interface ProcessAgent extends AgentCommon {
   env: string[];
   /** Fixed variables. */
   setEnv: Record<string, string>;
+  /**
+   * Quote the last stderr lines in the error a crash sends to clients (default false: stderr, with its
+   * tracebacks and server paths, stays in the server log; clients get a short message and the code).
+   */
+  exposeStderr: boolean;
 }
 
 /** Settings of the SDK agents (`anthropic`, `openai`, `gemini`). */

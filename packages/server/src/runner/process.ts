@@ -414,7 +414,8 @@ class ProcessRun implements AgentRun {
     const how = exit?.signal
       ? `agent "${this.agent}" was killed by ${exit.signal}`
       : `agent "${this.agent}" exited with code ${exit?.code}`;
-    return this.stderrTail.length ? `${how}\n${this.stderrTail.join('\n')}` : how;
+    if (!this.stderrTail.length) return how;
+    return this.def.exposeStderr ? `${how}\n${this.stderrTail.join('\n')}` : `${how} (its stderr is in the server log)`;
   }
 
   private async *events(): AsyncGenerator<CanonicalEvent, undefined> {
