@@ -18,7 +18,7 @@ export { createGeminiDecoder, detectGemini } from './inputs/gemini.ts';
 export { createGeminiInteractionsDecoder, detectGeminiInteractions } from './inputs/gemini-interactions.ts';
 export { createGeminiSimpleDecoder } from './inputs/gemini-simple.ts';
 export type { Framework } from './inputs/index.ts';
-export { createDecoder, detectFramework, FRAMEWORKS, isFramework } from './inputs/index.ts';
+export { createDecoder, detectFramework, FRAMEWORKS, isFramework, thinkTagsOf } from './inputs/index.ts';
 export { createLangchainDecoder, detectLangchain } from './inputs/langchain.ts';
 export { createLanggraphDecoder, detectLanggraph } from './inputs/langgraph.ts';
 export { createOpenAIAgentsDecoder, detectOpenAIAgents } from './inputs/openai-agents.ts';

@@ -448,3 +448,78 @@ describe('launcher re-exec', () => {
     child.stdin.destroy();
   });
 });
+
+describe('convert --think-tags', () => {
+  /** A Chat Completions stream whose content carries a think section mid-text. */
+  const openAiChat = (open: string, close: string) =>
+    [
+      {
+        id: 'a',
+        object: 'chat.completion.chunk',
+        model: 'm',
+        choices: [{ index: 0, delta: { role: 'assistant', content: `Sure. ${open}the user` } }],
+      },
+      {
+        id: 'a',
+        object: 'chat.completion.chunk',
+        model: 'm',
+        choices: [{ index: 0, delta: { content: ` wants a haiku${close}Here it is.` } }],
+      },
+      { id: 'a', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+    ]
+      .map((c) => `${JSON.stringify(c)}\n`)
+      .join('');
+  /** LangChain streamEvents v2: a chat model streaming the same text in two chunks. */
+  const langchain = [
+    { event: 'on_chat_model_start', data: { input: {} }, name: 'ChatOllama', tags: [], run_id: 'r1', metadata: {} },
+    ...['<think>the user wants', ' a haiku</think>Here it is.'].map((content) => ({
+      event: 'on_chat_model_stream',
+      data: {
+        chunk: {
+          lc: 1,
+          type: 'constructor',
+          id: ['langchain_core', 'messages', 'AIMessageChunk'],
+          kwargs: { id: 'm1', content, tool_call_chunks: [] },
+        },
+      },
+      name: 'ChatOllama',
+      tags: [],
+      run_id: 'r1',
+      metadata: {},
+    })),
+    { event: 'on_chat_model_end', data: { output: {} }, name: 'ChatOllama', tags: [], run_id: 'r1', metadata: {} },
+  ]
+    .map((e) => `${JSON.stringify(e)}\n`)
+    .join('');
+
+  test('--from openai-chat --think-tags: the think section becomes reasoning, in the official client too', async () => {
+    const plain = await cli(['convert', '--from', 'openai-chat', '--to', 'ai-sdk', '-'], { stdin: openAiChat('<think>', '</think>') });
+    assert.deepEqual(summarizeMessage(await assembleUIMessage(plain.stdout)).reasoning, [], 'off by default: mid-text tags stay text');
+    const run = await cli(['convert', '--from', 'openai-chat', '--think-tags', '--to', 'ai-sdk', '-'], {
+      stdin: openAiChat('<think>', '</think>'),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const message = summarizeMessage(await assembleUIMessage(run.stdout));
+    assert.deepEqual(message.reasoning, ['the user wants a haiku']);
+    assert.equal(message.text, 'Sure. Here it is.');
+  });
+
+  test('--think-tags=<tag> splits another tag; a bad tag is a usage error', async () => {
+    const run = await cli(['convert', '--from', 'openai-chat', '--think-tags=thinking', '-'], {
+      stdin: openAiChat('<thinking>', '</thinking>'),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(summarizeMessage(await assembleUIMessage(run.stdout)).reasoning, ['the user wants a haiku']);
+    const bad = await cli(['convert', '--think-tags=not a tag', '-'], { stdin: '' });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /invalid --think-tags "not a tag"/);
+  });
+
+  test('--from langchain --think-tags', async () => {
+    const run = await cli(['convert', '--from', 'langchain', '--think-tags', '--to', 'ai-sdk', '-'], { stdin: langchain });
+    assert.equal(run.code, 0, run.stderr);
+    const message = summarizeMessage(await assembleUIMessage(run.stdout));
+    assert.deepEqual(message.reasoning, ['the user wants a haiku']);
+    assert.equal(message.text, 'Here it is.');
+  });
+});

@@ -192,7 +192,7 @@ describe('located errors', () => {
         source: '/x/switchboard.config.json',
         path: 'agents[0].framwork',
         message:
-          'unknown key; expected one of: name, description, command, args, cwd, framework, env, setEnv, timeoutMs, idleTimeoutMs, maxLineBytes, maxOutputBytes, exposeStderr, enabled',
+          'unknown key; expected one of: name, description, command, args, cwd, framework, env, setEnv, timeoutMs, idleTimeoutMs, maxLineBytes, maxOutputBytes, exposeStderr, thinkTags, enabled',
       },
     ]);
     assert.deepEqual(check({ prot: 1 })[0].path, 'prot');

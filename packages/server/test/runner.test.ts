@@ -307,6 +307,20 @@ describe('client abort', () => {
   });
 });
 
+describe('thinkTags', () => {
+  test('an agent with thinkTags: its <think> text becomes reasoning', async () => {
+    const code = `${write(line('text', { content: 'Hi. <think>plan the' }) + line('text', { content: ' answer</think>Done.' }) + line('done'))}`;
+    const { events } = await runAll(nodeAgent('thinker', code, { thinkTags: true }), request('x'));
+    assert.equal(textOf(events), 'Hi. Done.');
+    assert.deepEqual(
+      reasoningOf(events).map((r) => r.text),
+      ['plan the answer'],
+    );
+    const plain = await runAll(nodeAgent('plain', code), request('x'));
+    assert.equal(textOf(plain.events), 'Hi. <think>plan the answer</think>Done.', 'off by default');
+  });
+});
+
 describe('crashes and exit codes', () => {
   const crashing = [
     write(line('start', { model: 'crashy' }) + line('status', { message: 'working' }) + line('text', { content: 'partial ' })),

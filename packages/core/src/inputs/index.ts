@@ -7,6 +7,7 @@ import { createAgUiDecoder, detectAgUi } from '../protocols/ag-ui/reader.ts';
 import { createAiSdkDecoder, detectAiSdk } from '../protocols/ai-sdk/reader.ts';
 import { createDsAgentDecoder, detectDsAgent } from '../protocols/dsagent/reader.ts';
 import { createWsDecoder, detectWs } from '../protocols/ws/reader.ts';
+import type { ThinkTagOptions } from '../transforms/think-tags.ts';
 import { createAnthropicDecoder } from './anthropic.ts';
 import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
 import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';
@@ -21,7 +22,7 @@ import { detectOpenAIChat } from './openai-chat.ts';
 import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './openai-responses.ts';
 import { createOpenAISimpleDecoder } from './openai-simple.ts';
 import { createSmolagentsDecoder, detectSmolagents } from './smolagents.ts';
-import { createOpenAIChatThinkDecoder, createThinkDecoder } from './think.ts';
+import { createOpenAIChatThinkDecoder, createThinkDecoder, withThinkTags } from './think.ts';
 
 /**
  * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
@@ -106,6 +107,24 @@ export function isFramework(name: string): name is Framework {
  * values (held back until it is known; the first value decides when nothing does).
  */
 export function createDecoder(framework: Framework | 'auto', options: DecoderOptions = {}): Decoder {
+  const decoder = createFrameworkDecoder(framework, options);
+  const tags = thinkTagsOf(options.thinkTags);
+  return tags && framework !== 'think' ? withThinkTags(decoder, tags) : decoder;
+}
+
+/** A tag name such as `think` or `thinking` (the `thinkTags` option). */
+const TAG_NAME = /^[A-Za-z][\w.:-]*$/;
+
+/** The extractor options of the `thinkTags` decoder option; undefined when it is off. */
+export function thinkTagsOf(option: boolean | string | undefined): ThinkTagOptions | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return {};
+  const name = option.replace(/^<(.*)>$/, '$1');
+  if (!TAG_NAME.test(name)) throw new TypeError(`invalid thinkTags "${option}": expected a tag name such as "think" or "thinking"`);
+  return { open: `<${name}>`, close: `</${name}>` };
+}
+
+function createFrameworkDecoder(framework: Framework | 'auto', options: DecoderOptions): Decoder {
   if (framework !== 'auto') {
     const make = FRAMEWORKS[framework];
     if (!make) throw new TypeError(`unknown framework "${framework}"; expected one of: auto, ${Object.keys(FRAMEWORKS).join(', ')}`);

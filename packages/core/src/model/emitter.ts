@@ -17,6 +17,12 @@ export interface DecoderOptions {
   maxLineLength?: number;
   /** Force the input format of text/byte input instead of recognising it. */
   inputFormat?: 'sse' | 'jsonl';
+  /**
+   * Split `<think>…</think>` sections out of the text of any framework into reasoning (`true`), or
+   * sections of another tag (`'thinking'` for `<thinking>…</thinking>`). For open models whose
+   * reasoning arrives as tagged answer text. Default: off (the `think` framework always splits).
+   */
+  thinkTags?: boolean | string;
 }
 
 export type RunStartInit = Partial<Omit<EventOf<'run-start'>, 'type' | 'runId' | 'seq' | 'ts' | 'version'>>;

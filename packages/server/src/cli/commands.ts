@@ -11,6 +11,8 @@ export interface FlagSpec {
   short?: string;
   /** Placeholder of the value; absent for boolean flags. */
   value?: string;
+  /** The value when the flag is given without one (`--think-tags` = `--think-tags=think`); only `--flag=value` then sets another. */
+  optionalValue?: string;
   /** Accepted values (checked after parsing). */
   choices?: readonly string[];
   default?: string;
@@ -73,6 +75,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       },
       { name: 'run-id', value: 'id', help: 'Run id of the canonical events (default: a random UUID).' },
       { name: 'message-id', value: 'id', help: "Assistant message id (default: the provider's message id)." },
+      {
+        name: 'think-tags',
+        value: 'tag',
+        optionalValue: 'think',
+        help: 'Split <think>…</think> (or <tag>…</tag>) sections out of the text of any framework as reasoning.',
+      },
       { name: 'progress', help: 'Show a progress bar on stderr (default: for a file input when stderr is a terminal).' },
       { name: 'no-progress', help: 'Never show the progress bar.' },
       HELP_FLAG,
@@ -248,7 +256,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
 };
 
 function flagLine(f: FlagSpec): string {
-  const names = `${f.short ? `-${f.short}, ` : '    '}--${f.name}${f.value ? ` <${f.value}>` : ''}`;
+  const value = f.value ? (f.optionalValue ? `[=<${f.value}>]` : ` <${f.value}>`) : '';
+  const names = `${f.short ? `-${f.short}, ` : '    '}--${f.name}${value}`;
   const extra = [f.choices ? `one of: ${f.choices.join(', ')}` : '', f.default ? `default: ${f.default}` : ''].filter(Boolean).join('; ');
   return `  ${names.padEnd(30)} ${extra ? `${f.help.replace(/\.$/, '')} (${extra}).` : f.help}`;
 }

@@ -4,7 +4,7 @@
  */
 
 import { stat } from 'node:fs/promises';
-import { type ConverterOptions, createConverter, type Framework, type Protocol } from '@switchboard/core';
+import { type ConverterOptions, createConverter, type Framework, type Protocol, thinkTagsOf } from '@switchboard/core';
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { createErrorTally } from './error-tally.ts';
 import { CliIoError, openInput, openOutput } from './io.ts';
@@ -38,6 +38,17 @@ export async function run(flags: Record<string, string | undefined>, positionals
   };
   if (flags['run-id'] !== undefined) options.runId = flags['run-id'];
   if (flags['message-id'] !== undefined) options.messageId = flags['message-id'];
+  if (flags['think-tags'] !== undefined) {
+    try {
+      thinkTagsOf(flags['think-tags']);
+    } catch (err) {
+      process.stderr.write(
+        `switchboard convert: ${(err as Error).message.replace('thinkTags', '--think-tags')}\nRun "switchboard convert --help" for the options.\n`,
+      );
+      return 2;
+    }
+    options.thinkTags = flags['think-tags'];
+  }
 
   const tally = createErrorTally();
   try {

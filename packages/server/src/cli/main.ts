@@ -25,9 +25,12 @@ function version(): string {
 function parseCommand(spec: CommandSpec, args: string[]): { flags: Record<string, string | undefined>; positionals: string[] } | number {
   const options: ParseArgsOptionsConfig = {};
   for (const f of spec.flags) options[f.name] = { type: f.value ? 'string' : 'boolean', ...(f.short ? { short: f.short } : {}) };
+  // A flag whose value is optional, given bare, takes its default value (`--think-tags` = `--think-tags=think`).
+  const bare = new Map(spec.flags.filter((f) => f.optionalValue).map((f) => [`--${f.name}`, `--${f.name}=${f.optionalValue}`]));
+  const line = bare.size ? args.map((a) => bare.get(a) ?? a) : args;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: line, options, allowPositionals: true, strict: true });
   } catch (err) {
     // node's messages go on with advice about `--`; the first sentence is the useful part.
     return usageError((err as Error).message.split(/(?<=\.)\s|\n/)[0], commandUsage(spec), spec.name);

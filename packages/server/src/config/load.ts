@@ -374,6 +374,7 @@ export function resolveConfig(file: unknown, options: ResolveOptions = {}): Swit
       env: a.env ?? [],
       setEnv: a.setEnv ?? {},
       exposeStderr: a.exposeStderr === true,
+      ...(a.thinkTags !== undefined ? { thinkTags: a.thinkTags } : {}),
       limits: agentLimits(a),
       enabled: a.enabled !== false,
     };

@@ -42,6 +42,7 @@ export const agentSchema = z.strictObject({
   maxLineBytes: positiveInt.optional(),
   maxOutputBytes: positiveInt.optional(),
   exposeStderr: z.boolean().optional(),
+  thinkTags: z.union([z.boolean(), z.string().regex(/^<?[A-Za-z][\w.:-]*>?$/, 'expected a tag name such as "think"')]).optional(),
   enabled: z.boolean().optional(),
 });
 

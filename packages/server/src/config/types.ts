@@ -49,6 +49,8 @@ export interface ProcessAgent extends AgentCommon {
    * tracebacks and server paths, stays in the server log; clients get a short message and the code).
    */
   exposeStderr: boolean;
+  /** Split `<think>` (true) or `<tag>` sections out of the agent's text as reasoning (the decoder option `thinkTags`). */
+  thinkTags?: boolean | string;
 }
 
 /** Settings of the SDK agents (`anthropic`, `openai`, `gemini`). */

@@ -129,7 +129,10 @@ class ProcessRun implements AgentRun {
       ...(options.now ? { now: options.now } : {}),
     };
     this.seq = new RunSequencer({ ...decoderOptions, provider: def.framework });
-    this.decoder = createDecoder(def.framework, decoderOptions);
+    this.decoder = createDecoder(def.framework, {
+      ...decoderOptions,
+      ...(def.thinkTags !== undefined ? { thinkTags: def.thinkTags } : {}),
+    });
     // Lines arrive whole and within the limit (the splitter sees to it), so the framer's own
     // character limit never triggers; agents print JSON lines, never SSE.
     this.text = framed(this.decoder, { maxLineLength: def.limits.maxLineBytes + 1, inputFormat: 'jsonl' });
