@@ -97,7 +97,11 @@ describe('AI SDK encoder: the simplified agent format', () => {
     await parseAiSdkSse(sse);
     const m = await assembleUIMessage(sse);
     assert.equal(summarizeMessage(m).text, 'par');
-    assert.match(sse, /"type":"error","errorText":"line 2: expected a JSON value/);
+    // The bad line is not fatal: a transient data part a stock client reads on through…
+    assert.match(sse, /"type":"data-error","data":\{"message":"line 2: expected a JSON value/);
+    // …the end without "done" is: its error chunk comes after the text part is closed.
+    assert.match(sse, /"type":"text-end","id":"b1"\}\n\ndata: \{"type":"error","errorText":"the agent output ended without a \\"done\\" event"\}/);
+    assert.equal(m.parts.find((p) => p.type === 'text')?.state, 'done', 'the text part is settled');
     assert.match(sse, /"finishReason":"error"/);
   });
 });

@@ -226,9 +226,16 @@ function afterTrip(events: CanonicalEvent[], trip: boolean): Loose[] {
   const citations = new Map<string, Loose[]>();
   const seenUrls = new Set<string>();
   const calls = new Set<string>();
+  // A fatal error goes out after the parts closed right after it (the encoder holds it).
+  let heldFatal: Loose | undefined;
+  const closing = new Set(['text-end', 'reasoning-end', 'tool-input-end', 'citation', 'raw']);
   for (const e of events) {
     const { seq: _s, ts: _t, ...rest } = e as Loose & CanonicalEvent;
     const r = rest as Loose;
+    if (heldFatal && !closing.has(e.type)) {
+      out.push(heldFatal);
+      heldFatal = undefined;
+    }
     switch (e.type) {
       case 'raw':
         continue; // the UI stream has no place for unmapped input
@@ -243,7 +250,8 @@ function afterTrip(events: CanonicalEvent[], trip: boolean): Loose[] {
         out.push({ type: e.type, finishReason: e.finishReason, ...(e.usage ? { usage: e.usage } : {}) });
         continue;
       case 'error':
-        out.push({ type: e.type, message: e.message, fatal: e.fatal });
+        if (e.fatal && !trip) heldFatal = { type: e.type, message: e.message, fatal: e.fatal };
+        else out.push({ type: e.type, message: e.message, fatal: e.fatal });
         continue;
       case 'reasoning-start':
         startPm.set(e.blockId, e.providerMetadata);
@@ -291,6 +299,7 @@ function afterTrip(events: CanonicalEvent[], trip: boolean): Loose[] {
     }
     out.push(r);
   }
+  if (heldFatal) out.push(heldFatal);
   return out;
 }
 

@@ -6,10 +6,19 @@
  * on reasoning-start and reasoning-end (the client replaces a part's providerMetadata with the one on
  * each chunk, so the end chunk repeats it next to the signature), with `durationMs` on the end chunk
  * (measured from the canonical `ts`, i.e. on the server).
+ *
+ * `error` chunks mean the run is over: `useChat` (`AbstractChat`) treats any `error` chunk as the end of
+ * the request and applies nothing after it. So only a fatal canonical `error` becomes one, and it is
+ * held until the parts the decoder closes after it are closed (text-end, reasoning-end, tool-input-end):
+ * it goes out before the next other event (step-finish, run-finish, …), after whatever is still open is
+ * closed too (a tool input as `tool-input-error` with what arrived), so the client's message is settled.
+ * A non-fatal error (a bad line the run went on after) becomes a transient `data-error` part
+ * (`{ message, code? }`), which clients pass to `onData` and read on through.
  */
 
 import type { Machine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, EventOf, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
+import { parsePartialJson } from '../../transforms/partial-json.ts';
 
 import type { AiSdkChunk } from './schema.ts';
 
@@ -69,6 +78,9 @@ export function toAiSdkSource(e: SourceLike): AiSdkChunk {
   return c;
 }
 
+/** Events that close a part: a held fatal error waits for them (see the module comment). */
+const CLOSING: ReadonlySet<CanonicalEvent['type']> = new Set(['text-end', 'reasoning-end', 'tool-input-end', 'citation', 'raw']);
+
 /** Creates an AI SDK UI message stream encoder (push canonical events, get chunks). */
 export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<CanonicalEvent, AiSdkChunk> {
   const ns = options.namespace ?? 'switchboard';
@@ -79,6 +91,10 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   const reasoningStart = new Map<string, number>();
   const citations = new Map<string, AiSdkCitation[]>();
   const tools = new Map<string, string>();
+  /** Tool calls whose input is streaming (tool-input-start seen, no tool-input-end yet): the text so far. */
+  const streamingInputs = new Map<string, string>();
+  /** The message of a fatal error not sent yet (see the module comment). */
+  let fatalError: string | undefined;
   const sourceUrls = new Set<string>();
   let step = false;
   let started = false;
@@ -111,12 +127,26 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     out.push({ type: 'tool-input-available', toolCallId, toolName: toolName ?? 'unknown', input: {} });
   }
 
-  function closeStep(out: AiSdkChunk[]): void {
-    if (!step) return;
+  function closeParts(out: AiSdkChunk[]): void {
     for (const id of openText) out.push({ type: 'text-end', id });
     openText.clear();
     for (const [id, pm] of reasoning) out.push({ type: 'reasoning-end', id, providerMetadata: pm });
     reasoning.clear();
+  }
+
+  /** Settles tool inputs still streaming (before a fatal error): `tool-input-error` with what arrived. */
+  function closeInputs(out: AiSdkChunk[]): void {
+    for (const [toolCallId, text] of streamingInputs) {
+      const toolName = tools.get(toolCallId) ?? 'unknown';
+      const input = text === '' ? {} : (parsePartialJson(text).value ?? text);
+      out.push({ type: 'tool-input-error', toolCallId, toolName, input, errorText: 'The run failed before the tool input was complete.' });
+    }
+    streamingInputs.clear();
+  }
+
+  function closeStep(out: AiSdkChunk[]): void {
+    if (!step) return;
+    closeParts(out);
     step = false;
     out.push({ type: 'finish-step' });
   }
@@ -205,6 +235,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       case 'tool-input-start': {
         ensureStep(out);
         tools.set(e.toolCallId, e.toolName);
+        streamingInputs.set(e.toolCallId, '');
         const c: AiSdkChunk = { type: 'tool-input-start', toolCallId: e.toolCallId, toolName: e.toolName };
         if (e.providerExecuted) c.providerExecuted = true;
         if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
@@ -213,11 +244,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       }
       case 'tool-input-delta':
         if (!tools.has(e.toolCallId)) return;
+        if (streamingInputs.has(e.toolCallId)) streamingInputs.set(e.toolCallId, streamingInputs.get(e.toolCallId) + e.delta);
         out.push({ type: 'tool-input-delta', toolCallId: e.toolCallId, inputTextDelta: e.delta });
         return;
       case 'tool-input-end': {
         ensureStep(out);
         tools.set(e.toolCallId, e.toolName);
+        streamingInputs.delete(e.toolCallId);
         const c: AiSdkChunk = e.inputError
           ? { type: 'tool-input-error', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input, errorText: e.inputError }
           : { type: 'tool-input-available', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input };
@@ -292,7 +325,15 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         out.push({ type: 'data-custom', data: { name: e.name, value: e.value } });
         return;
       case 'error':
-        out.push({ type: 'error', errorText: e.message });
+        if (!e.fatal) {
+          out.push({
+            type: 'data-error',
+            data: { message: e.message, ...(e.code !== undefined ? { code: e.code } : {}) },
+            transient: true,
+          });
+          return;
+        }
+        fatalError ??= e.message;
         return;
       case 'run-finish': {
         closeStep(out);
@@ -311,15 +352,27 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     }
   }
 
+  /** Sends the held fatal error, after closing what is still open. */
+  function flushFatal(out: AiSdkChunk[]): void {
+    if (fatalError === undefined) return;
+    closeParts(out);
+    closeInputs(out);
+    out.push({ type: 'error', errorText: fatalError });
+    fatalError = undefined;
+  }
+
   return {
     push(e) {
       if (ended) return [];
       const out: AiSdkChunk[] = [];
+      if (fatalError !== undefined && !CLOSING.has(e.type)) flushFatal(out);
       encode(e, out);
       return out;
     },
     end() {
-      return [];
+      const out: AiSdkChunk[] = [];
+      if (!ended) flushFatal(out);
+      return out;
     },
   };
 }

@@ -387,6 +387,11 @@ export function createReadState(options: AiSdkDecoderOptions) {
         });
         return true;
       }
+      case 'error':
+        // Our encoder's non-fatal error (an `error` chunk would end a stock client's request).
+        if (!isObject(d) || !str(d.message) || (d.code !== undefined && !str(d.code)) || !onlyKeys(d, ['message', 'code'])) return false;
+        out.emit({ type: 'error', message: d.message, ...(str(d.code) ? { code: d.code } : {}), fatal: false });
+        return true;
       case 'status':
         if (!isObject(d) || !str(d.status) || (d.message !== undefined && !str(d.message)) || !onlyKeys(d, ['status', 'message']))
           return false;

@@ -1,0 +1,93 @@
+/**
+ * Stock clients against the gateway: the AI SDK's own `AbstractChat` (the class `useChat` is built on)
+ * with its `DefaultChatTransport`, as an app would use them — no Switchboard code on the client side.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai';
+
+import { resolveConfig } from '../packages/server/src/config/load.ts';
+import { type RunningServer, startServer } from '../packages/server/src/server/start.ts';
+
+/** The smallest ChatState: plain fields (what the React/Vue/Svelte bindings wrap in their reactivity). */
+class PlainState implements ChatState<UIMessage> {
+  status: ChatStatus = 'ready';
+  error: Error | undefined = undefined;
+  messages: UIMessage[] = [];
+  pushMessage = (m: UIMessage) => {
+    this.messages = [...this.messages, m];
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (i: number, m: UIMessage) => {
+    this.messages = this.messages.map((x, k) => (k === i ? m : x));
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+}
+
+class StockChat extends AbstractChat<UIMessage> {
+  constructor(api: string, id: string) {
+    super({ id, transport: new DefaultChatTransport({ api }), state: new PlainState() });
+  }
+  get current(): { status: ChatStatus; error: Error | undefined; messages: UIMessage[] } {
+    return this.state;
+  }
+}
+
+/** A process agent: Node printing these lines of seed 000's format (strings go out as they are). */
+function agent(name: string, lines: (object | string)[]) {
+  const out = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
+  return { name, command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(`${out}\n`)})`], framework: 'claude' };
+}
+
+const text = (content: string) => ({ type: 'text', data: { content } });
+
+describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
+  let s: RunningServer;
+  before(async () => {
+    const config = resolveConfig(
+      {
+        agents: [
+          agent('bad-line', [text('one two '), 'this line is not JSON', text('three'), { type: 'done', data: {} }]),
+          agent('boom', [text('half an answer'), { type: 'error', data: { message: 'boom' } }]),
+        ],
+      },
+      { env: {} },
+    );
+    s = await startServer({ port: 0, config, runOptions: { logger: { log() {} } }, onError: () => {} });
+  });
+  after(() => s?.close());
+
+  test('a non-JSON line mid-stream: the chat ends ready, every text line is there, the run is complete', async () => {
+    const chat = new StockChat(`${s.url}/api/chat?agent=bad-line`, 'stock-bad-line');
+    await chat.sendMessage({ text: 'go' });
+    assert.equal(chat.current.status, 'ready', String(chat.current.error));
+    const answer = chat.current.messages.at(-1);
+    const said = answer?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    assert.equal(said, 'one two three');
+    const detail = (await (await fetch(`${s.url}/api/chats/stock-bad-line`)).json()) as { runs: { status: string }[] };
+    assert.deepEqual(
+      detail.runs.map((r) => r.status),
+      ['complete'],
+    );
+  });
+
+  test('an agent error after text: every part of the final message is settled', async () => {
+    const chat = new StockChat(`${s.url}/api/chat?agent=boom`, 'stock-boom');
+    await chat.sendMessage({ text: 'go' });
+    assert.equal(chat.current.status, 'error');
+    const answer = chat.current.messages.at(-1) as UIMessage;
+    assert.equal(answer.role, 'assistant');
+    const unsettled = answer.parts.filter((p) => 'state' in p && (p.state === 'streaming' || p.state === 'input-streaming'));
+    assert.deepEqual(unsettled, []);
+    assert.match(answer.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), /half an answer/);
+  });
+
+  test('resume on a chat the server has never seen: 204, the chat stays ready', async () => {
+    const chat = new StockChat(`${s.url}/api/chat`, 'stock-never-seen');
+    await chat.resumeStream();
+    assert.equal(chat.current.status, 'ready');
+    assert.equal(chat.current.error, undefined);
+  });
+});
