@@ -100,7 +100,10 @@ describe('AI SDK encoder: the simplified agent format', () => {
     // The bad line is not fatal: a transient data part a stock client reads on through…
     assert.match(sse, /"type":"data-error","data":\{"message":"line 2: expected a JSON value/);
     // …the end without "done" is: its error chunk comes after the text part is closed.
-    assert.match(sse, /"type":"text-end","id":"b1"\}\n\ndata: \{"type":"error","errorText":"the agent output ended without a \\"done\\" event"\}/);
+    assert.match(
+      sse,
+      /"type":"text-end","id":"b1"\}\n\ndata: \{"type":"error","errorText":"the agent output ended without a \\"done\\" event"\}/,
+    );
     assert.equal(m.parts.find((p) => p.type === 'text')?.state, 'done', 'the text part is settled');
     assert.match(sse, /"finishReason":"error"/);
   });

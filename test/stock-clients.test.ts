@@ -27,8 +27,13 @@ class PlainState implements ChatState<UIMessage> {
 }
 
 class StockChat extends AbstractChat<UIMessage> {
-  constructor(api: string, id: string) {
-    super({ id, transport: new DefaultChatTransport({ api }), state: new PlainState() });
+  /** `newestOnly`: the AI SDK's persistence pattern, only the newest message goes to the server. */
+  constructor(api: string, id: string, options: { newestOnly?: boolean } = {}) {
+    const transport = new DefaultChatTransport<UIMessage>({
+      api,
+      ...(options.newestOnly ? { prepareSendMessagesRequest: ({ id, messages }) => ({ body: { id, messages: messages.slice(-1) } }) } : {}),
+    });
+    super({ id, transport, state: new PlainState() });
   }
   get current(): { status: ChatStatus; error: Error | undefined; messages: UIMessage[] } {
     return this.state;
@@ -43,6 +48,20 @@ function agent(name: string, lines: (object | string)[]) {
 
 const text = (content: string) => ({ type: 'text', data: { content } });
 
+/** An agent that answers with the roles of the conversation it was given on stdin. */
+const rolesAgent = {
+  name: 'roles',
+  command: process.execPath,
+  args: [
+    '-e',
+    `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+      const roles = JSON.parse(s).messages.map((m) => m.role).join(',');
+      process.stdout.write(JSON.stringify({ type: 'text', data: { content: roles } }) + '\\n' + JSON.stringify({ type: 'done', data: {} }) + '\\n');
+    });`,
+  ],
+  framework: 'claude',
+};
+
 describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
   let s: RunningServer;
   before(async () => {
@@ -51,6 +70,7 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
         agents: [
           agent('bad-line', [text('one two '), 'this line is not JSON', text('three'), { type: 'done', data: {} }]),
           agent('boom', [text('half an answer'), { type: 'error', data: { message: 'boom' } }]),
+          rolesAgent,
         ],
       },
       { env: {} },
@@ -82,6 +102,17 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
     const unsettled = answer.parts.filter((p) => 'state' in p && (p.state === 'streaming' || p.state === 'input-streaming'));
     assert.deepEqual(unsettled, []);
     assert.match(answer.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), /half an answer/);
+  });
+
+  test('only the newest message sent: the agent gets the whole conversation from the store', async () => {
+    const chat = new StockChat(`${s.url}/api/chat?agent=roles`, 'stock-newest-only', { newestOnly: true });
+    await chat.sendMessage({ text: 'first' });
+    await chat.sendMessage({ text: 'second' });
+    assert.equal(chat.current.status, 'ready', String(chat.current.error));
+    const answers = chat.current.messages
+      .filter((m) => m.role === 'assistant')
+      .map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+    assert.deepEqual(answers, ['user', 'user,assistant,user']);
   });
 
   test('resume on a chat the server has never seen: 204, the chat stays ready', async () => {

@@ -4,7 +4,8 @@
  * - `POST /api/chat` — what `DefaultChatTransport` (`useChat`) posts: `{ id, messages, trigger,
  *   messageId }` plus `agent` (or `?agent=`). Starts a run (the user message is stored, the agent's
  *   events are recorded as they come) and answers the run's UI message stream, read from the store
- *   with an SSE `id:` on every event. The response is a *follower* of the run, like any other: the
+ *   with an SSE `id:` on every event. A request carrying only the newest message of a chat the store
+ *   knows gets the stored conversation before it (`conversation.ts`). The response is a *follower* of the run, like any other: the
  *   run does not wait for it.
  * - `GET /api/chat/:id/stream` — the transport's `reconnectToStream`: 204 when the chat has no run in
  *   progress, else the run's stream from its start, or after `Last-Event-ID`.
@@ -25,6 +26,7 @@ import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
 import { type ChatRequest, lastUserText, parseChatRequest } from './chat-request.ts';
 import type { DisconnectPolicy, GatewayContext, GatewayCore } from './context.ts';
+import { conversationOf } from './conversation.ts';
 import { errorResponse, jsonError } from './errors.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
 
@@ -98,13 +100,17 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   const agent = c.req.query('agent') ?? parsed.value.agent ?? core.agents.defaultAgent;
   const chatId = parsed.value.id ?? randomUUID();
   const userMessage = userMessageOf(messages);
+  // Only the caller's own chat lends its history (another's answers 404 from runs.start below).
+  const known = await core.store.getChat(chatId);
+  const conversation =
+    known && canSee(c.get('principal'), known) ? await conversationOf(core.store, chatId, messages, core.namespace) : messages;
 
   let run: LocalRun;
   try {
     run = await core.runs.start({
       chatId,
       agent,
-      messages,
+      messages: conversation,
       principal: c.get('principal'),
       caller: c.get('caller'),
       ...(userMessage ? { userMessage } : {}),
