@@ -74,7 +74,18 @@ describe('AI SDK encoder: the simplified agent format', () => {
     await parseAiSdkSse(sse);
     const m = await assembleUIMessage(sse);
     const kinds = m.parts.map((p) => (p.type === 'reasoning' ? `reasoning:${variant(p)}` : p.type));
-    assert.deepEqual(kinds, ['step-start', 'reasoning:processing', 'reasoning:thinking', 'data-todos', 'tool-search', 'tool-fail', 'text']);
+    // A step per model call, as the official server makes them: content after tool results opens the next.
+    assert.deepEqual(kinds, [
+      'step-start',
+      'reasoning:processing',
+      'reasoning:thinking',
+      'data-todos',
+      'tool-search',
+      'step-start',
+      'tool-fail',
+      'step-start',
+      'text',
+    ]);
     const search = m.parts.find((p) => p.type === 'tool-search') as { state: string; input: unknown; output: unknown };
     assert.deepEqual([search.state, search.input, search.output], ['output-available', { q: 'x' }, { hits: 1 }]);
     const fail = m.parts.find((p) => p.type === 'tool-fail') as { state: string; errorText: string };

@@ -4,7 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AbstractChat, type ChatState, type ChatStatus, DefaultChatTransport, type UIMessage } from 'ai';
+import {
+  AbstractChat,
+  type ChatState,
+  type ChatStatus,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  type UIMessage,
+} from 'ai';
 
 import { resolveConfig } from '../packages/server/src/config/load.ts';
 import { type RunningServer, startServer } from '../packages/server/src/server/start.ts';
@@ -72,6 +79,7 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
           agent('boom', [text('half an answer'), { type: 'error', data: { message: 'boom' } }]),
           rolesAgent,
         ],
+        builtins: { demo: { delayMs: 0 } },
       },
       { env: {} },
     );
@@ -113,6 +121,20 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
       .filter((m) => m.role === 'assistant')
       .map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
     assert.deepEqual(answers, ['user', 'user,assistant,user']);
+  });
+
+  test('after the demo answer (a server-side tool, then text) the step predicate says the turn is over', async () => {
+    const chat = new StockChat(`${s.url}/api/chat?agent=demo`, 'stock-demo-steps');
+    await chat.sendMessage({ text: 'hi' });
+    assert.equal(chat.current.status, 'ready', String(chat.current.error));
+    const answer = chat.current.messages.at(-1) as UIMessage;
+    assert.ok(
+      answer.parts.some((p) => p.type.startsWith('tool-')),
+      'the demo answer has a tool call',
+    );
+    // The text after the tool's output is a step of its own, as the official server makes it, so an app
+    // using this predicate for sendAutomaticallyWhen does not re-send for ever.
+    assert.equal(lastAssistantMessageIsCompleteWithToolCalls({ messages: chat.current.messages }), false);
   });
 
   test('resume on a chat the server has never seen: 204, the chat stays ready', async () => {

@@ -119,7 +119,7 @@ describe('simplified Claude agent format', () => {
 describe('simplified Claude agent format: bad input', () => {
   test('agent died without done: located truncated error, partial content kept', () => {
     const events = decodeObjects([ev('start'), ev('text', { content: 'partial' })], 'claude');
-    assert.deepEqual(types(events).slice(-4), ['text-delta', 'error', 'text-end', 'run-finish']);
+    assert.deepEqual(types(events).slice(-5), ['text-delta', 'error', 'text-end', 'step-finish', 'run-finish']);
     const err = events.find((e) => e.type === 'error');
     assert.ok(err?.type === 'error' && err.code === 'truncated' && err.fatal);
     assert.deepEqual(validate(events).issues, []);

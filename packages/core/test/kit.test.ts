@@ -130,7 +130,16 @@ describe('the agent-line skeleton', () => {
       ...d.push({ type: 'done' }, { line: 3 }),
       ...d.end(),
     ];
-    assert.deepEqual(types(events), ['run-start', 'text-start', 'text-delta', 'raw', 'text-end', 'run-finish']);
+    assert.deepEqual(types(events), [
+      'run-start',
+      'step-start',
+      'text-start',
+      'text-delta',
+      'raw',
+      'text-end',
+      'step-finish',
+      'run-finish',
+    ]);
   });
 
   test('error lines are fatal, located, with the rest of the line as metadata; the end without done is truncated', () => {

@@ -603,8 +603,10 @@ describe('the simple OpenAI agent format (framework "openai")', () => {
   test('seed 000 events map to text blocks, tool calls with parsed arguments, outputs, usage and finish', () => {
     const events = decode([lines(run)], {}, true);
     assert.deepEqual(validate(events).issues, []);
+    // No step markers in the lines: one step per model call, content after tool results opens the next.
     assert.deepEqual(types(events), [
       'run-start',
+      'step-start',
       'text-start',
       'text-delta',
       'text-delta',
@@ -613,13 +615,18 @@ describe('the simple OpenAI agent format (framework "openai")', () => {
       'tool-input-delta',
       'tool-input-end',
       'tool-output',
+      'step-finish',
+      'step-start',
       'tool-input-start',
       'tool-input-delta',
       'tool-input-end',
       'tool-error',
+      'step-finish',
+      'step-start',
       'text-start',
       'text-delta',
       'text-end',
+      'step-finish',
       'run-finish',
     ]);
     const start = events[0];

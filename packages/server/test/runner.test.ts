@@ -242,7 +242,7 @@ describe('client abort', () => {
     assertValid(events);
     assert.equal(textOf(events), 'This answer stops half-way ');
     const types = events.map((e) => e.type);
-    assert.deepEqual(types.slice(-2), ['text-end', 'run-abort']);
+    assert.deepEqual(types.slice(-3), ['text-end', 'step-finish', 'run-abort']);
     assert.equal((events.at(-1) as EventOf<'run-abort'>).reason, 'client disconnected');
     assert.deepEqual(errorsOf(events), []);
     assert.deepEqual(await run.exited, { code: null, signal: 'SIGTERM' });
@@ -352,7 +352,19 @@ describe('crashes and exit codes', () => {
     assert.equal(textOf(events), 'partial ');
     assert.deepEqual(
       events.map((e) => e.type),
-      ['run-start', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'error', 'run-finish'],
+      [
+        'run-start',
+        'step-start',
+        'reasoning-start',
+        'reasoning-delta',
+        'reasoning-end',
+        'text-start',
+        'text-delta',
+        'text-end',
+        'step-finish',
+        'error',
+        'run-finish',
+      ],
     );
     const [error] = errorsOf(events);
     assert.equal(error.code, 'agent_exit');
@@ -383,7 +395,7 @@ describe('crashes and exit codes', () => {
   test('done then exit 1 is a failure; an agent that reported its own error and finished keeps its report', async () => {
     const doneThenFail = `${write(line('text', { content: 'all good?' }) + line('done'))} process.exitCode = 1;`;
     const a = await runAll(nodeAgent('liar', doneThenFail), request('x'));
-    assert.deepEqual(a.events.map((e) => e.type).slice(-3), ['text-end', 'error', 'run-finish']);
+    assert.deepEqual(a.events.map((e) => e.type).slice(-4), ['text-end', 'step-finish', 'error', 'run-finish']);
     assert.equal(errorsOf(a.events)[0].code, 'agent_exit');
 
     const reported = `${write(line('error', { message: 'quota exceeded', code: 'quota' }) + line('done'))} process.exitCode = 2;`;
@@ -487,7 +499,7 @@ describe('bad output and limits', () => {
     const [error] = errorsOf(events);
     assert.deepEqual([error.code, error.fatal], ['timeout', true]);
     assert.match(error.message, /printed nothing for 150 ms \(idle timeout\)/);
-    assert.deepEqual(events.map((e) => e.type).slice(-3), ['text-end', 'error', 'run-finish']);
+    assert.deepEqual(events.map((e) => e.type).slice(-4), ['text-end', 'step-finish', 'error', 'run-finish']);
     assert.equal((await run.exited)?.signal, 'SIGTERM');
   });
 

@@ -7,7 +7,9 @@
  *   read from the dialect's keys);
  * - `done` lines and the end of input: the dialect's `finish`; at the end, a fatal `truncated`
  *   error first unless the run had already failed;
- * - unknown types: kept as `raw` events.
+ * - unknown types: kept as `raw` events;
+ * - steps, which the lines do not mark: one per model call, as the AI SDK's server makes them
+ *   (`steps.ts`: content after tool results opens a new step).
  */
 
 import { describe } from '../../codec/framing.ts';
@@ -17,6 +19,7 @@ import { BlockAssembler } from '../../transforms/blocks.ts';
 import { at, type Decoder } from '../decoder.ts';
 import { isObject, kindOf, type Obj, rest, str } from './read.ts';
 import { Kit } from './report.ts';
+import { SteppedEmitter } from './steps.ts';
 
 /** A problem with an input value, located, ready to become an `error` event. */
 interface InputProblem {
@@ -98,7 +101,7 @@ export interface AgentLineDialect {
 
 /** Creates a decoder for one agent-line dialect. */
 export function createAgentLineDecoder(dialect: AgentLineDialect, options: DecoderOptions = {}): Decoder {
-  const kit = new Kit(options, dialect.source);
+  const kit = new Kit(new SteppedEmitter(options, dialect.source), dialect.source);
   const out = kit.out;
   const blocks = new BlockAssembler(out);
   let failed = false;

@@ -1,0 +1,52 @@
+/**
+ * Steps for formats that have no step markers of their own (the agent lines). The AI SDK's server
+ * makes one step per model call, so tool results end a step, and its step predicates rely on it
+ * (`lastAssistantMessageIsCompleteWithToolCalls` looks at the last step only: an answer in the same
+ * step as a finished tool call would make an app that uses it for its own tools re-send for ever).
+ * Here a step opens with the first content, and content that follows tool results opens the next.
+ */
+import { Emitter } from '../../model/emitter.ts';
+import type { EventInit } from '../../model/events.ts';
+
+/** Events that begin content (a step opens before them). */
+const CONTENT: ReadonlySet<EventInit['type']> = new Set([
+  'text-start',
+  'reasoning-start',
+  'tool-input-start',
+  'tool-input-end',
+  'source',
+  'file',
+]);
+
+/** An emitter that wraps the run's content in `step-start` / `step-finish` (ids `step-<n>`, kind `model`). */
+export class SteppedEmitter extends Emitter {
+  /** Steps opened so far. */
+  private steps = 0;
+  /** Whether a step is open. */
+  private open = false;
+  /** Whether tool results came after the open step's last content. */
+  private afterResults = false;
+
+  override emit(e: EventInit): void {
+    if (this.finished) return;
+    if (CONTENT.has(e.type)) {
+      if (this.afterResults) this.close();
+      if (!this.open) {
+        this.open = true;
+        super.emit({ type: 'step-start', stepId: `step-${++this.steps}`, kind: 'model' });
+      }
+    } else if ((e.type === 'tool-output' && !e.preliminary) || e.type === 'tool-error') {
+      this.afterResults = this.open;
+    } else if (e.type === 'run-finish' || e.type === 'run-abort') {
+      this.close();
+    }
+    super.emit(e);
+  }
+
+  private close(): void {
+    this.afterResults = false;
+    if (!this.open) return;
+    this.open = false;
+    super.emit({ type: 'step-finish', stepId: `step-${this.steps}` });
+  }
+}
