@@ -7,6 +7,7 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { Machine } from '../machine.ts';
 import type { Location } from '../model/events.ts';
+import { MAX_DEPTH, textTooDeep } from '../model/hostile.ts';
 
 /** One framed input value, or a located problem. */
 export type Frame = { kind: 'value'; value: unknown; where: Location } | { kind: 'error'; code: string; message: string; where: Location };
@@ -57,6 +58,13 @@ export function createFramer(options: FramingOptions = {}): Machine<string | Uin
 }
 
 function parseJson(text: string, where: Location): Frame {
+  if (textTooDeep(text))
+    return {
+      kind: 'error',
+      code: 'too_deep',
+      message: `${describe(where)}: nested deeper than ${MAX_DEPTH} levels; skipped`,
+      where: { ...where, expected: `at most ${MAX_DEPTH} levels of nesting` },
+    };
   try {
     return { kind: 'value', value: JSON.parse(text), where };
   } catch (err) {

@@ -15,6 +15,7 @@ import { type Decoder, isObject } from './decoder.ts';
 import { createGeminiDecoder, detectGemini } from './gemini.ts';
 import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
 import { createGeminiSimpleDecoder } from './gemini-simple.ts';
+import { guard } from './guard.ts';
 import { createLangchainDecoder, detectLangchain } from './langchain.ts';
 import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
 import { createOpenAIAgentsDecoder, detectOpenAIAgents } from './openai-agents.ts';
@@ -104,12 +105,13 @@ export function isFramework(name: string): name is Framework {
 
 /**
  * Creates the decoder for a framework. With `auto`, the framework is recognised from the first
- * values (held back until it is known; the first value decides when nothing does).
+ * values (held back until it is known; the first value decides when nothing does). Every decoder
+ * runs behind the hostile-input guard (`guard.ts`): it never throws, and what it emits is safe.
  */
 export function createDecoder(framework: Framework | 'auto', options: DecoderOptions = {}): Decoder {
   const decoder = createFrameworkDecoder(framework, options);
   const tags = thinkTagsOf(options.thinkTags);
-  return tags && framework !== 'think' ? withThinkTags(decoder, tags) : decoder;
+  return guard(tags && framework !== 'think' ? withThinkTags(decoder, tags) : decoder);
 }
 
 /** A tag name such as `think` or `thinking` (the `thinkTags` option). */

@@ -1,0 +1,161 @@
+/**
+ * One fuzz case through everything: decode (byte API, in one chunk and split in two; object API),
+ * `validate()`, every encoder, the official clients (`ai`'s uiMessageChunkSchema +
+ * readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline and verifier) and a
+ * SQLite store append. Every way it can go wrong is counted under a kind.
+ */
+import {
+  type CanonicalEvent,
+  createDecoder,
+  createEncoder,
+  framed,
+  type Machine,
+  PROTOCOLS,
+  type Protocol,
+  type ProtocolSpec,
+} from '../../packages/core/src/index.ts';
+import { validate } from '../../packages/core/src/schema.ts';
+import type { SqliteStore } from '../../packages/store/src/index.ts';
+import { runAgUi, schemaIssues } from '../support/ag-ui-oracle.ts';
+import { assembleChunks, parseAiSdkSse } from '../support/ai-sdk-oracle.ts';
+import { asJsonLines, type FuzzCase } from './generate.ts';
+
+/** What can go wrong, each counted separately. */
+export type FindingKind =
+  | 'decode-throw'
+  | 'split-differs'
+  | 'validate-throw'
+  | 'invalid-event'
+  | 'encode-throw'
+  | 'ai-sdk-rejected'
+  | 'ag-ui-rejected'
+  | 'store-throw';
+
+export interface Finding {
+  kind: FindingKind;
+  framework: string;
+  note: string;
+}
+
+function drain<I, O>(m: Machine<I, O>, inputs: I[]): O[] {
+  const out: O[] = [];
+  for (const i of inputs) for (const o of m.push(i)) out.push(o);
+  for (const o of m.end()) out.push(o);
+  return out;
+}
+
+const sse = (frames: readonly object[], terminator?: string) =>
+  frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + (terminator ? `data: ${terminator}\n\n` : '');
+
+function msg(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.split('\n')[0]?.slice(0, 200) ?? '';
+}
+
+const OPTIONS = { runId: 'run', now: () => 0 } as const;
+
+/** Strips what differs between two decodes of the same input (nothing, with fixed run id and clock). */
+function same(a: CanonicalEvent[], b: CanonicalEvent[]): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return true; // too deep to compare: counted as a throw elsewhere
+  }
+}
+
+/** Decodes one case; findings for throws and chunk-split differences. */
+function decodeCase(framework: string, c: FuzzCase, split: number, findings: Finding[]): CanonicalEvent[] {
+  const fw = framework as Parameters<typeof createDecoder>[0];
+  const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
+  let events: CanonicalEvent[] = [];
+  if (c.kind === 'objects') {
+    try {
+      const d = createDecoder(fw, OPTIONS);
+      events = [];
+      c.values.forEach((v, i) => {
+        for (const e of d.push(v, { event: i + 1 })) events.push(e);
+      });
+      for (const e of d.end()) events.push(e);
+    } catch (err) {
+      add('decode-throw', `objects: ${msg(err)}`);
+    }
+  }
+  const body = c.kind === 'bytes' ? c.body : asJsonLines(c.values);
+  if (!body) return events;
+  let whole: CanonicalEvent[] | undefined;
+  try {
+    whole = drain(framed(createDecoder(fw, OPTIONS)), [body]);
+  } catch (err) {
+    add('decode-throw', `bytes: ${msg(err)}`);
+  }
+  if (whole) {
+    try {
+      const at = Math.min(body.length, split % (body.length + 1));
+      const parts = drain(framed(createDecoder(fw, OPTIONS)), [body.subarray(0, at), body.subarray(at)]);
+      if (!same(whole, parts)) add('split-differs', `split at byte ${at}`);
+    } catch (err) {
+      add('decode-throw', `bytes split: ${msg(err)}`);
+    }
+  }
+  return c.kind === 'bytes' ? (whole ?? []) : events.length ? events : (whole ?? []);
+}
+
+/** Runs one case for one framework and returns what went wrong. */
+export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
+  const events = decodeCase(framework, c, seed, findings);
+  if (events.length === 0) return findings;
+
+  try {
+    const v = validate(events);
+    if (!v.ok) {
+      const i = v.issues[0];
+      add('invalid-event', `event ${i?.index} (${(events[i?.index ?? 0] as { type?: string })?.type}) ${i?.path}: ${i?.message}`);
+    }
+  } catch (err) {
+    add('validate-throw', msg(err));
+  }
+
+  for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
+    let frames: object[];
+    try {
+      frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, events);
+    } catch (err) {
+      add('encode-throw', `${protocol}: ${msg(err)}`);
+      continue;
+    }
+    let body: string;
+    try {
+      body = sse(frames, (PROTOCOLS[protocol] as ProtocolSpec).terminator);
+    } catch (err) {
+      add('encode-throw', `${protocol} framing: ${msg(err)}`);
+      continue;
+    }
+    if (protocol === 'ai-sdk') {
+      try {
+        await assembleChunks(await parseAiSdkSse(body));
+      } catch (err) {
+        add('ai-sdk-rejected', msg(err));
+      }
+    } else if (protocol === 'ag-ui') {
+      const issues = schemaIssues(frames);
+      if (issues.length) add('ag-ui-rejected', `@ag-ui/core schema: ${issues[0]}`);
+      else {
+        const run = await runAgUi(body);
+        if (run.error) add('ag-ui-rejected', `@ag-ui/client: ${msg(run.error)}`);
+      }
+    }
+  }
+
+  if (store) {
+    const runId = `fuzz-${framework}-${seed}`;
+    try {
+      await store.startRun({ chatId: runId, runId });
+      await store.append(events.map((e) => ({ ...e, runId })));
+    } catch (err) {
+      if ((err as Error)?.name !== 'StoreError') add('store-throw', msg(err));
+    }
+  }
+  return findings;
+}

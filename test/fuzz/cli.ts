@@ -1,0 +1,36 @@
+/**
+ * `npm run fuzz -- [--runs N] [--seed S] [--workers W] [--frameworks a,b] [--out dir] [--repro i]`
+ * Prints the counts per decoder and kind; exits 1 when anything was found.
+ */
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { checkCase } from './check.ts';
+import { caseAt, FUZZ_FRAMEWORKS, formatReport, runFuzz } from './run.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '42' },
+    workers: { type: 'string', default: String(Math.max(1, availableParallelism())) },
+    frameworks: { type: 'string' },
+    out: { type: 'string' },
+    repro: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+const seed = Number(values.seed);
+const frameworks = values.frameworks ? values.frameworks.split(',') : FUZZ_FRAMEWORKS;
+if (values.repro !== undefined) {
+  const c = caseAt(seed, Number(values.repro));
+  console.log(c.name);
+  for (const fw of frameworks)
+    for (const f of await checkCase(fw, c, seed + Number(values.repro))) console.log(`${fw} ${f.kind}: ${f.note}`);
+} else {
+  const result = await runFuzz({ runs: Number(values.runs), seed, workers: Number(values.workers), frameworks, out: values.out });
+  process.stdout.write(formatReport(result, frameworks));
+  if (values.verbose || result.examples.length) {
+    console.log('\nfirst example per decoder and kind (reproduce with --repro <index> --seed <seed>):');
+    for (const e of result.examples) console.log(`  #${e.index} ${e.framework} ${e.kind}: ${e.note}\n      ${e.case}`);
+  }
+  process.exitCode = result.examples.length ? 1 : 0;
+}
