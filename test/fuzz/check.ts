@@ -108,7 +108,7 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
   if (events.length === 0) return findings;
 
   try {
-    const v = validate(events);
+    const v = validate(events, { complete: true });
     if (!v.ok) {
       const i = v.issues[0];
       add('invalid-event', `event ${i?.index} (${(events[i?.index ?? 0] as { type?: string })?.type}) ${i?.path}: ${i?.message}`);

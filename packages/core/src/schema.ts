@@ -3,7 +3,7 @@
  * A separate entry point so that decoding and encoding never load zod.
  */
 export * from './model/schema.ts';
-export type { ValidationIssue, ValidationResult } from './model/validate.ts';
+export type { ValidateOptions, ValidationIssue, ValidationResult } from './model/validate.ts';
 export { validate } from './model/validate.ts';
 export type { AiSdkChunkType } from './protocols/ai-sdk/schema.ts';
 export {

@@ -88,9 +88,9 @@ function cli(args: string[], options: { stdin?: string; node?: string; nodeArgs?
 }
 
 /** The in-process half of `validate`: the same reader and checks, without a process per file. */
-async function validateText(text: string, protocol: 'ai-sdk' | 'canonical'): Promise<string[]> {
+async function validateText(text: string, protocol: 'ai-sdk' | 'canonical' | 'ag-ui'): Promise<string[]> {
   const entries = await readEntries([new TextEncoder().encode(text)]);
-  return check(entries, protocol).map((i) => `event ${i.index} ${i.path}: ${i.message}`);
+  return (await check(entries, protocol)).map((i) => `event ${i.index} ${i.path}: ${i.message}`);
 }
 
 const base = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -279,6 +279,7 @@ describe('validate, as a process', { concurrency: CONCURRENCY }, () => {
     assert.deepEqual(run.stdout.trimEnd().split('\n'), [
       'event 1 (SSE event 2): expected [DONE] only as the last event',
       'event 2 (SSE event 3): the last SSE event has no closing blank line; the AI SDK client drops it',
+      'event 2 (SSE event 3): the stream ends without [DONE]',
     ]);
   });
 
@@ -296,7 +297,60 @@ describe('validate, as a process', { concurrency: CONCURRENCY }, () => {
       'event 1 (line 3) blockId: expected an open block "b" (no text-start before it)',
       `event 2 (line 4): expected a JSON value, got "not json" (${jsonError('not json')})`,
       'event 3 (line 5) blockId: Invalid input: expected string, received undefined',
+      'event 3 (line 5) type: the stream ends without run-finish or run-abort (truncated)',
     ]);
+  });
+
+  test('truncated streams are invalid: AI SDK cut before finish, canonical without run-finish', async () => {
+    const ai = [
+      'data: {"type":"start"}',
+      'data: {"type":"tool-input-start","toolCallId":"t1","toolName":"x"}',
+      'data: {"type":"tool-input-delta","toolCallId":"t1","inputTextDelta":"{\\"a\\":"}',
+      '',
+    ].join('\n\n');
+    const run = await cli(['validate', '--protocol', 'ai-sdk'], { stdin: ai });
+    assert.equal(run.code, 1);
+    assert.deepEqual(run.stdout.trimEnd().split('\n'), [
+      'event 2 (SSE event 3) toolCallId: tool input "t1" is still streaming at the end (no tool-input-available)',
+      'event 2 (SSE event 3) type: the stream ends without "finish" or "abort" (truncated)',
+      'event 2 (SSE event 3): the stream ends without [DONE]',
+    ]);
+    const canonical = [
+      '{"type":"run-start","version":1,"messageId":"m","runId":"r","seq":0,"ts":1}',
+      '{"type":"text-start","blockId":"b","runId":"r","seq":1,"ts":1}',
+    ].join('\n');
+    const cut = await cli(['validate', '--protocol', 'canonical'], { stdin: canonical });
+    assert.equal(cut.code, 1);
+    assert.deepEqual(cut.stdout.trimEnd().split('\n'), [
+      'event 1 (line 2) type: the stream ends without run-finish or run-abort (truncated)',
+    ]);
+  });
+
+  test('validate --protocol ag-ui: official schemas and verifier rules, truncation', async () => {
+    const line = (e: object) => `data: ${JSON.stringify(e)}\n\n`;
+    const start = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };
+    const good = [
+      start,
+      { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'hi' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm' },
+      { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+    ];
+    const ok = await cli(['validate', '--protocol', 'ag-ui'], { stdin: good.map(line).join('') });
+    assert.equal(ok.stdout, 'ok (5 events)\n');
+    assert.equal(ok.code, 0);
+    // Content for a message that was never started breaks the verifier's rules.
+    const broken = await cli(['validate', '--protocol', 'ag-ui'], {
+      stdin: [start, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'hi' }].map(line).join(''),
+    });
+    assert.equal(broken.code, 1);
+    assert.match(broken.stdout, /^event 1 \(SSE event 2\) type: @ag-ui\/client verifier: /);
+    const schema = await cli(['validate', '--protocol', 'ag-ui'], { stdin: line({ type: 'RUN_STARTED' }) });
+    assert.equal(schema.code, 1);
+    assert.match(schema.stdout, /^event 0 \(SSE event 1\) threadId: /);
+    const cut = await cli(['validate', '--protocol', 'ag-ui'], { stdin: good.slice(0, 3).map(line).join('') });
+    assert.equal(cut.code, 1);
+    assert.match(cut.stdout, /the stream ends without RUN_FINISHED or RUN_ERROR \(truncated\)/);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ZodError } from 'zod';
 import type { CanonicalEvent } from './events.ts';
+import { inspect, MAX_DEPTH } from './hostile.ts';
 import { OpenSpans } from './open-spans.ts';
 import { canonicalEventSchema } from './schema.ts';
 
@@ -18,6 +19,15 @@ export interface ValidationResult {
   issues: ValidationIssue[];
 }
 
+/** Options of {@link validate}. */
+export interface ValidateOptions {
+  /**
+   * The events are a whole stream (a file, a finished response): it must end with run-finish or
+   * run-abort. Default false (a prefix of a live stream is valid).
+   */
+  complete?: boolean;
+}
+
 function pathOf(path: readonly PropertyKey[]): string {
   return path
     .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
@@ -32,13 +42,14 @@ function zodIssues(index: number, error: ZodError): ValidationIssue[] {
 /**
  * Checks a sequence of canonical events: each against the schema, and the sequence as a whole
  * (one run id, `seq` strictly increasing, run-start first, deltas only inside open blocks, nothing
- * after run-finish / run-abort).
+ * after run-finish / run-abort; with `complete`, also that the stream ended). Never throws: an event
+ * nested deeper than the depth limit, or one the schema cannot even walk, is an issue.
  *
  * @example
  * const { ok, issues } = validate(events);
  * for (const i of issues) console.error(`event ${i.index} ${i.path}: ${i.message}`);
  */
-export function validate(events: Iterable<unknown>): ValidationResult {
+export function validate(events: Iterable<unknown>, options: ValidateOptions = {}): ValidationResult {
   const issues: ValidationIssue[] = [];
   const open = new OpenSpans();
   const tools = new Set<string>();
@@ -48,7 +59,17 @@ export function validate(events: Iterable<unknown>): ValidationResult {
   let index = -1;
   for (const input of events) {
     index++;
-    const parsed = canonicalEventSchema.safeParse(input);
+    if (inspect(input, MAX_DEPTH + 8).tooDeep) {
+      issues.push({ index, path: '', message: `expected at most ${MAX_DEPTH} levels of nesting` });
+      continue;
+    }
+    let parsed: ReturnType<typeof canonicalEventSchema.safeParse>;
+    try {
+      parsed = canonicalEventSchema.safeParse(input);
+    } catch (err) {
+      issues.push({ index, path: '', message: `could not be checked: ${(err as Error)?.message ?? String(err)}` });
+      continue;
+    }
     if (!parsed.success) {
       issues.push(...zodIssues(index, parsed.error));
       continue;
@@ -92,6 +113,11 @@ export function validate(events: Iterable<unknown>): ValidationResult {
     }
     // Starts and ends only: a delta outside its block is reported each time, not taken as opening it.
     if (e.type.endsWith('-start') || e.type.endsWith('-end')) open.track(e as CanonicalEvent);
+  }
+  if (options.complete) {
+    const last = Math.max(index, 0);
+    if (index === -1) issues.push({ index: 0, path: '', message: 'expected a run (run-start … run-finish), got no events' });
+    else if (!ended) issues.push({ index: last, path: 'type', message: 'the stream ends without run-finish or run-abort (truncated)' });
   }
   return { ok: issues.length === 0, issues };
 }

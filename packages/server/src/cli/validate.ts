@@ -1,6 +1,8 @@
 /**
- * `switchboard validate`: checks a canonical event stream or an AI SDK UI message stream and prints
- * `ok (N events)` or one located line per issue.
+ * `switchboard validate`: checks a canonical event stream, an AI SDK UI message stream, an AG-UI
+ * event stream (with the optional peer dependencies `@ag-ui/core` and `@ag-ui/client`), a ws or a
+ * dsagent stream and prints `ok (N events)` or one located line per issue. A file is a whole stream:
+ * one cut short (no `finish` / `[DONE]`, no `run-finish`, parts left open) is invalid.
  */
 import {
   AI_SDK_DONE,
@@ -21,16 +23,78 @@ interface LocatedIssue {
 }
 
 /** Checks the entries of one input; issues are located by entry index and input position. */
-export type CheckedProtocol = 'ai-sdk' | 'canonical' | 'ws' | 'dsagent';
+export type CheckedProtocol = 'ai-sdk' | 'canonical' | 'ws' | 'dsagent' | 'ag-ui';
 
-const VALIDATORS: Record<CheckedProtocol, (values: unknown[]) => ValidationResult> = {
-  'ai-sdk': validateAiSdkChunks,
-  canonical: validate,
+type Validator = (values: unknown[]) => ValidationResult | Promise<ValidationResult>;
+
+const VALIDATORS: Record<CheckedProtocol, Validator> = {
+  'ai-sdk': (values) => validateAiSdkChunks(values, { complete: true }),
+  canonical: (values) => validate(values, { complete: true }),
   ws: validateWsEvents,
   dsagent: validateDsAgentMessages,
+  'ag-ui': validateAgUi,
 };
 
-export function check(entries: Entry[], protocol: CheckedProtocol): LocatedIssue[] {
+/** Thrown when `--protocol ag-ui` is asked for without its optional peer dependencies. */
+class MissingPeer extends Error {}
+
+/**
+ * AG-UI events checked by the official packages: each against `@ag-ui/core`'s `EventSchemas`, then
+ * the whole sequence through `@ag-ui/client`'s `verifyEvents` (the lifecycle rules every AG-UI
+ * client enforces: RUN_STARTED first, message / tool call / step starts and ends paired, nothing
+ * after RUN_FINISHED …). A stream without RUN_FINISHED or RUN_ERROR is truncated.
+ */
+async function validateAgUi(values: unknown[]): Promise<ValidationResult> {
+  let schemas: typeof import('@ag-ui/core/schemas');
+  let client: typeof import('@ag-ui/client');
+  let rxjs: typeof import('rxjs');
+  try {
+    [schemas, client, rxjs] = await Promise.all([import('@ag-ui/core/schemas'), import('@ag-ui/client'), import('rxjs')]);
+  } catch {
+    throw new MissingPeer(
+      '--protocol ag-ui needs the optional peer dependencies @ag-ui/core and @ag-ui/client (npm install @ag-ui/core @ag-ui/client)',
+    );
+  }
+  const issues: ValidationResult['issues'] = [];
+  values.forEach((value, index) => {
+    const parsed = schemas.EventSchemas.safeParse(value);
+    if (!parsed.success)
+      for (const i of parsed.error.issues) issues.push({ index, path: i.path.map(String).join('.'), message: i.message });
+  });
+  if (issues.length === 0) {
+    let seen = 0;
+    let ended = false;
+    await new Promise<void>((resolve) => {
+      client
+        .verifyEvents()(rxjs.from(values as import('@ag-ui/core').BaseEvent[]))
+        .subscribe({
+          next: (e) => {
+            seen++;
+            if (e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR') ended = true;
+          },
+          error: (err: unknown) => {
+            issues.push({
+              index: Math.min(seen, values.length - 1),
+              path: 'type',
+              message: `@ag-ui/client verifier: ${(err as Error)?.message ?? String(err)}`,
+            });
+            ended = true;
+            resolve();
+          },
+          complete: () => resolve(),
+        });
+    });
+    if (!ended)
+      issues.push({
+        index: Math.max(values.length - 1, 0),
+        path: 'type',
+        message: 'the stream ends without RUN_FINISHED or RUN_ERROR (truncated)',
+      });
+  }
+  return { ok: issues.length === 0, issues };
+}
+
+export async function check(entries: Entry[], protocol: CheckedProtocol): Promise<LocatedIssue[]> {
   const issues: LocatedIssue[] = [];
   const values: unknown[] = [];
   const positions: number[] = []; // index in `values` → index in `entries`
@@ -52,7 +116,7 @@ export function check(entries: Entry[], protocol: CheckedProtocol): LocatedIssue
     values.push(entry.kind === 'done' ? AI_SDK_DONE : entry.value);
     positions.push(index);
   });
-  const result = VALIDATORS[protocol](values);
+  const result = await VALIDATORS[protocol](values);
   for (const i of result.issues) {
     const index = positions[i.index];
     issues.push({ index, where: entries[index].where, path: i.path, message: i.message });
@@ -71,7 +135,14 @@ export async function run(flags: Record<string, string | undefined>, positionals
     process.stderr.write(`switchboard validate: ${err.message}\n`);
     return 1;
   }
-  const issues = check(entries, protocol);
+  let issues: LocatedIssue[];
+  try {
+    issues = await check(entries, protocol);
+  } catch (err) {
+    if (!(err instanceof MissingPeer)) throw err;
+    process.stderr.write(`switchboard validate: ${err.message}\n`);
+    return 1;
+  }
   if (issues.length === 0) {
     process.stdout.write(`ok (${entries.length} event${entries.length === 1 ? '' : 's'})\n`);
     return 0;

@@ -248,7 +248,7 @@ function checkShape(index: number, chunk: unknown, issues: ValidationIssue[]): c
 
 /**
  * Checks a UI message stream: every chunk against {@link aiSdkChunkSchema}, `[DONE]` (the string)
- * only as the last item, and the official client's assembly rules: text / reasoning `-delta` and
+ * only as the last item (with `complete`: required, after a `finish` / `abort`, with no tool input left streaming), and the official client's assembly rules: text / reasoning `-delta` and
  * `-end` need an open `-start` with that id; `tool-input-delta` needs a `tool-input-start`;
  * `tool-output-*`, `tool-output-denied` and `tool-approval-request` need a known toolCallId;
  * `tool-approval-response` needs a requested approvalId; nothing but `[DONE]` after `finish` / `abort`.
@@ -256,8 +256,9 @@ function checkShape(index: number, chunk: unknown, issues: ValidationIssue[]): c
  * @example
  * const { ok, issues } = validateAiSdkChunks([{ type: 'start' }, { type: 'finish' }, '[DONE]']);
  */
-export function validateAiSdkChunks(chunks: unknown[]): ValidationResult {
+export function validateAiSdkChunks(chunks: unknown[], options: { complete?: boolean } = {}): ValidationResult {
   const issues: ValidationIssue[] = [];
+  const inputOpen = new Set<string>(); // tool inputs started and not yet available / errored
   const openText = new Set<string>();
   const openReasoning = new Set<string>();
   const streamingTools = new Set<string>();
@@ -301,6 +302,7 @@ export function validateAiSdkChunks(chunks: unknown[]): ValidationResult {
       }
       case 'tool-input-start':
         streamingTools.add(c.toolCallId);
+        inputOpen.add(c.toolCallId);
         knowTool(c.toolCallId);
         break;
       case 'tool-input-delta':
@@ -308,6 +310,7 @@ export function validateAiSdkChunks(chunks: unknown[]): ValidationResult {
         break;
       case 'tool-input-available':
       case 'tool-input-error':
+        inputOpen.delete(c.toolCallId);
         knowTool(c.toolCallId);
         break;
       case 'tool-output-available':
@@ -328,6 +331,7 @@ export function validateAiSdkChunks(chunks: unknown[]): ValidationResult {
         openText.clear();
         openReasoning.clear();
         streamingTools.clear();
+        inputOpen.clear();
         for (const id of stepTools) tools.delete(id);
         stepTools = [];
         break;
@@ -336,6 +340,15 @@ export function validateAiSdkChunks(chunks: unknown[]): ValidationResult {
         ended = c.type;
         break;
     }
+  }
+  if (options.complete) {
+    // A whole stream: what the client would show as still streaming is a truncation.
+    const last = Math.max(chunks.length - 1, 0);
+    const issue = (path: string, message: string) => issues.push({ index: last, path, message });
+    // Text / reasoning parts left open are not counted: the official server leaves them open after an error.
+    for (const id of inputOpen) issue('toolCallId', `tool input "${id}" is still streaming at the end (no tool-input-available)`);
+    if (ended === undefined) issue('type', 'the stream ends without "finish" or "abort" (truncated)');
+    if (chunks.at(-1) !== AI_SDK_DONE) issue('', `the stream ends without ${AI_SDK_DONE}`);
   }
   return { ok: issues.length === 0, issues };
 }
