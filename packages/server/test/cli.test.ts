@@ -403,6 +403,66 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     assert.match(bad.stderr, /^switchboard convert: 2 errors in the input: line 2: expected a JSON value, got "\{oops"[^\n]*; [^\n]+\n$/);
   });
 
+  test('hostile input (issue 13): a __proto__ key in an openai-chat chunk keeps the text before it, exit 0', async () => {
+    const stdin = [
+      '{"id":"a","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}',
+      '{"id":"a","object":"chat.completion.chunk","choices":[],"__proto__":""}',
+      '',
+    ].join('\n');
+    const run = await cli(['convert', '--from', 'openai-chat'], { stdin });
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /data: \{"type":"text-delta","id":"a:0","delta":"hi"\}/);
+    assert.match(run.stdout, /"errorText":"line 2: unsafe for JSON clients: __proto__ removed;/);
+    assert.match(run.stdout, /data: \[DONE\]\n\n$/);
+  });
+
+  test('a claude tool_use whose input holds __proto__: the tool input reaches the client without it', async () => {
+    const stdin = '{"type":"tool_use","data":{"id":"t1","name":"x","input":{"__proto__":"x","a":1}}}\n{"type":"done","data":{}}\n';
+    const run = await cli(['convert', '--from', 'claude'], { stdin });
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /"type":"tool-input-available","toolCallId":"t1","toolName":"x","input":\{"a":1\}/);
+    assert.doesNotMatch(run.stdout, /"__proto__":/);
+  });
+
+  test('--from claude with a first line that is not JSON: a located error for that line, the rest converted', async () => {
+    const stdin = 'starting agent…\n{"type":"text","data":{"text":"after"}}\n{"type":"done","data":{}}\n';
+    const run = await cli(['convert', '--from', 'claude', '--verbose'], { stdin });
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /"errorText":"line 1: expected a JSON value, got \\"starting agent…\\"/);
+    assert.match(run.stdout, /"delta":"after"/);
+    assert.match(run.stderr, /input read as JSON lines \(recognised from its first line\)/);
+  });
+
+  test('--input-format forces the framing', async () => {
+    // An SSE body read as JSON lines: each line is a located error, nothing is silently dropped.
+    const sse = 'data: {"type":"text","data":{"text":"x"}}\n\n';
+    const forced = await cli(['convert', '--from', 'claude', '--input-format', 'jsonl', '--verbose'], { stdin: sse });
+    assert.equal(forced.code, 0);
+    assert.match(forced.stdout, /"errorText":"line 1: expected a JSON value, got \\"data: /);
+    assert.match(forced.stderr, /input read as JSON lines \(--input-format\)/);
+    const sseRun = await cli(['convert', '--from', 'claude', '--input-format', 'sse'], { stdin: sse });
+    assert.match(sseRun.stdout, /"delta":"x"/);
+  });
+
+  test('a line nested 6,000 deep: a located too_deep error, the lines after it converted', async () => {
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    const stdin = `{"type":"text","data":{"text":"before "}}\n${deep}\n{"type":"text","data":{"text":"after"}}\n{"type":"done","data":{}}\n`;
+    const run = await cli(['convert', '--from', 'claude', '--to', 'canonical'], { stdin });
+    assert.equal(run.code, 0);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.filter((e) => e.type === 'text-delta').map((e) => e.delta),
+      ['before ', 'after'],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.type === 'error').map((e) => [e.code, e.fatal, e.where?.line]),
+      [['too_deep', false, 2]],
+    );
+  });
+
   test('a missing input file: exit 1, a clear message, nothing on stdout', async () => {
     const run = await cli(['convert', '/nonexistent/capture.sse']);
     assert.equal(run.code, 1);

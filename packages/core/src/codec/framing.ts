@@ -15,32 +15,45 @@ export type Frame = { kind: 'value'; value: unknown; where: Location } | { kind:
 export interface FramingOptions {
   /** Longest accepted line (JSON lines) or SSE event, in characters. Default 16 MiB. */
   maxLineLength?: number;
-  /** Force an input format instead of recognising it from the first non-blank character. */
+  /** Force an input format instead of recognising it from the first non-blank line. */
   inputFormat?: 'sse' | 'jsonl';
+  /** Told once which format the input is read as (`forced` when it came from `inputFormat`). */
+  onInputFormat?: (format: 'sse' | 'jsonl', forced: boolean) => void;
 }
 
 export const DEFAULT_MAX_LINE_LENGTH = 16 * 1024 * 1024;
 
-/** The JSON values of an SSE or JSON-lines body, as a push-style machine over text or byte chunks. */
-export function createFramer(options: FramingOptions = {}): Machine<string | Uint8Array, Frame> {
+/** A framer: a push-style machine from text or byte chunks to frames, that says which format it read. */
+export interface Framer extends Machine<string | Uint8Array, Frame> {
+  /** The input format, forced or recognised (undefined until the first non-blank line shows it). */
+  readonly format: 'sse' | 'jsonl' | undefined;
+}
+
+/**
+ * The JSON values of an SSE or JSON-lines body, as a push-style machine over text or byte chunks.
+ * The format is `options.inputFormat`, else recognised from the first non-blank line: SSE when it is
+ * an SSE line (`data:`, `event:`, `id:`, `retry:`, `: comment`), else JSON lines.
+ */
+export function createFramer(options: FramingOptions = {}): Framer {
   const max = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
   const utf8 = new TextDecoder();
   let inner: Machine<string, Frame> | undefined = options.inputFormat ? make(options.inputFormat) : undefined;
+  let detected: 'sse' | 'jsonl' | undefined = options.inputFormat;
+  if (options.inputFormat) options.onInputFormat?.(options.inputFormat, true);
   let head = '';
 
   function make(format: 'sse' | 'jsonl'): Machine<string, Frame> {
     return format === 'sse' ? sseFramer(max) : jsonlFramer(max);
   }
 
-  function feed(text: string): Frame[] {
+  function feed(text: string, last = false): Frame[] {
     if (inner) return inner.push(text);
-    // Recognise the format from the first non-blank character: JSON values start with {, [ or " (a
-    // stream of text chunks as JSON strings); SSE lines with a field name or a colon.
     head += text;
-    const first = head.search(/\S/);
-    if (first === -1) return [];
-    const c = head[first];
-    inner = make(c === '{' || c === '[' || c === '"' ? 'jsonl' : 'sse');
+    const format = recognise(head, last);
+    if (!format) return [];
+    inner = make(format);
+    detected = format;
+    options.onInputFormat?.(format, false);
     const all = head;
     head = '';
     return inner.push(all);
@@ -49,12 +62,33 @@ export function createFramer(options: FramingOptions = {}): Machine<string | Uin
   return {
     push: (chunk) => feed(typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true })),
     end: () => {
-      const rest = utf8.decode();
-      const out = rest ? feed(rest) : [];
+      const out = feed(utf8.decode(), true);
       if (inner) for (const f of inner.end()) out.push(f);
       return out;
     },
+    get format() {
+      return detected;
+    },
   };
+}
+
+/** An SSE line: a field name SSE defines, alone or followed by a colon, or a comment (leading colon). */
+const SSE_LINE = /^(?::|(?:data|event|id|retry)(?::|\r?$))/;
+
+/**
+ * The input format from the start of the input, or undefined while it cannot tell yet. SSE only when
+ * the first non-blank line is an SSE line; anything else is JSON lines, so that a first line that is
+ * neither (a log line, garbage) becomes a located error for that line instead of hiding the rest.
+ */
+function recognise(head: string, last: boolean): 'sse' | 'jsonl' | undefined {
+  const first = head.search(/\S/);
+  if (first === -1) return last ? 'jsonl' : undefined;
+  const c = head[first];
+  if (c === '{' || c === '[' || c === '"') return 'jsonl';
+  const nl = head.indexOf('\n', first);
+  const line = nl === -1 ? head.slice(first) : head.slice(first, nl);
+  if (nl === -1 && !last && line.length < 7) return undefined; // `retry:` is the longest field name + colon
+  return SSE_LINE.test(line) ? 'sse' : 'jsonl';
 }
 
 function parseJson(text: string, where: Location): Frame {

@@ -23,6 +23,8 @@ export interface DecoderOptions {
    * reasoning arrives as tagged answer text. Default: off (the `think` framework always splits).
    */
   thinkTags?: boolean | string;
+  /** Told once which format text/byte input is read as (`forced` when it came from `inputFormat`). */
+  onInputFormat?: (format: 'sse' | 'jsonl', forced: boolean) => void;
 }
 
 export type RunStartInit = Partial<Omit<EventOf<'run-start'>, 'type' | 'runId' | 'seq' | 'ts' | 'version'>>;

@@ -73,6 +73,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
         default: 'switchboard',
         help: 'providerMetadata key of the reasoning variant (ai-sdk output).',
       },
+      {
+        name: 'input-format',
+        value: 'format',
+        choices: ['sse', 'jsonl'],
+        help: 'Input framing, instead of recognising it (SSE when the first line is data:/event:/id:/retry:/: comment, else JSON lines).',
+      },
+      { name: 'verbose', short: 'v', help: 'Say on stderr how the input is read.' },
       { name: 'run-id', value: 'id', help: 'Run id of the canonical events (default: a random UUID).' },
       { name: 'message-id', value: 'id', help: "Assistant message id (default: the provider's message id)." },
       {

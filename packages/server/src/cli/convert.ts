@@ -49,6 +49,12 @@ export async function run(flags: Record<string, string | undefined>, positionals
     }
     options.thinkTags = flags['think-tags'];
   }
+  if (flags['input-format'] !== undefined) options.inputFormat = flags['input-format'] as 'sse' | 'jsonl';
+  if (flags.verbose !== undefined)
+    options.onInputFormat = (format, forced) =>
+      process.stderr.write(
+        `switchboard convert: input read as ${format === 'sse' ? 'SSE' : 'JSON lines'} (${forced ? '--input-format' : 'recognised from its first line'})\n`,
+      );
 
   const tally = createErrorTally();
   try {
