@@ -12,7 +12,15 @@
  * - the assistant message and the log are written in one transaction (SQLite / PostgreSQL) or one
  *   Lua script (Redis): when its run has finished, the message is exactly the projection of the log.
  */
-import { CANONICAL_VERSION, type CanonicalEvent, type FinishReason, type Json, type JsonObject } from '@switchboard/core';
+import {
+  CANONICAL_VERSION,
+  type CanonicalEvent,
+  type FinishReason,
+  inspectValue,
+  type Json,
+  type JsonObject,
+  MAX_DEPTH,
+} from '@switchboard/core';
 
 import { sameJson } from './json.ts';
 import {
@@ -333,6 +341,8 @@ function checkEnvelope(e: CanonicalEvent, runId: string): void {
   if (e.runId !== runId) throw new StoreError('invalid', `event runId ${JSON.stringify(e.runId)} differs from ${JSON.stringify(runId)}`);
   if (!Number.isSafeInteger(e.seq) || e.seq < 0) throw new StoreError('invalid', `event seq must be a non-negative integer, got ${e.seq}`);
   if (typeof e.ts !== 'number' || !Number.isFinite(e.ts)) throw new StoreError('invalid', `event ts must be a finite number, got ${e.ts}`);
+  // Hostile input (docs/hostile-input.md): a rejection, never a stack overflow while serialising.
+  if (inspectValue(e, MAX_DEPTH + 8).tooDeep) throw new StoreError('invalid', `event ${e.seq} is nested deeper than ${MAX_DEPTH} levels`);
 }
 
 function preview(text: string, max = 80): string {

@@ -4,6 +4,7 @@
 
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent } from '../model/events.ts';
+import { guardEncoder } from '../model/guard-encoder.ts';
 import { AG_UI_SSE_HEADERS, type AgUiEncoderOptions, createAgUiEncoder } from '../protocols/ag-ui/encoder.ts';
 import type { AgUiEvent } from '../protocols/ag-ui/schema.ts';
 import { AI_SDK_SSE_HEADERS, type AiSdkChunk, type AiSdkEncoderOptions, createAiSdkEncoder } from '../protocols/ai-sdk/encoder.ts';
@@ -56,9 +57,10 @@ export function isProtocol(name: string): name is Protocol {
   return Object.hasOwn(PROTOCOLS, name);
 }
 
-/** Creates the encoder of a protocol. */
+/** Creates the encoder of a protocol; it never throws, whatever the events (see docs/hostile-input.md). */
 export function createEncoder<P extends Protocol>(protocol: P, options: EncoderOptions = {}): Machine<CanonicalEvent, FrameOf<P>> {
   const spec: ProtocolSpec | undefined = PROTOCOLS[protocol];
   if (!spec) throw new TypeError(`unknown protocol "${protocol}"; expected one of: ${Object.keys(PROTOCOLS).join(', ')}`);
-  return spec.create(options) as Machine<CanonicalEvent, FrameOf<P>>;
+  // Behind the hostile-input guard: no event makes an encoder throw (model/guard-encoder.ts).
+  return guardEncoder(spec.create(options) as Machine<CanonicalEvent, FrameOf<P>>);
 }

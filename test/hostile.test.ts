@@ -1,0 +1,175 @@
+/**
+ * The hostile-input rules at their choke points (docs/hostile-input.md): the decoder guard, framing's
+ * depth limit, the key / number sanitizer, the duplicate tool call id rule, the encoder guard,
+ * validate() and the store append. The fuzz suite (test/fuzz) checks the same at random.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  type CanonicalEvent,
+  createDecoder,
+  createEncoder,
+  type Decoder,
+  framed,
+  idProblem,
+  MAX_DEPTH,
+  type Machine,
+} from '../packages/core/src/index.ts';
+import { guard } from '../packages/core/src/inputs/guard.ts';
+import { validate } from '../packages/core/src/schema.ts';
+import { openSqliteStore, StoreError } from '../packages/store/src/index.ts';
+
+const OPTIONS = { runId: 'run', now: () => 0 };
+
+function drain<I, O>(m: Machine<I, O>, inputs: I[]): O[] {
+  const out: O[] = [];
+  for (const i of inputs) out.push(...m.push(i));
+  out.push(...m.end());
+  return out;
+}
+
+const deep = (n: number): unknown => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`);
+const lines = (...values: string[]) => `${values.join('\n')}\n`;
+
+describe('decoder guard', () => {
+  test('a decoder that throws: a located decoder_error, the text before and after kept, a clean end', () => {
+    const inner = createDecoder('claude', OPTIONS);
+    let calls = 0;
+    const flaky: Decoder = {
+      push(value, where) {
+        if (++calls === 2) throw new TypeError('list.push is not a function');
+        return inner.push(value, where);
+      },
+      fault: (c, m, w) => inner.fault(c, m, w),
+      end: () => inner.end(),
+    };
+    const events = drain(framed(guard(flaky)), [
+      lines(
+        '{"type":"text","data":{"text":"a"}}',
+        '{"type":"text","data":{"text":"b"}}',
+        '{"type":"text","data":{"text":"c"}}',
+        '{"type":"done","data":{}}',
+      ),
+    ]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'text-delta').map((e) => e.delta),
+      ['a', 'c'],
+    );
+    const error = events.find((e) => e.type === 'error');
+    assert.equal(error?.code, 'decoder_error');
+    assert.equal(error?.fatal, false);
+    assert.deepEqual(error?.where, { line: 2 });
+    assert.match(error?.message ?? '', /^line 2: the decoder failed on this value \(list\.push is not a function\); skipped$/);
+    assert.equal(validate(events, { complete: true }).ok, true);
+  });
+
+  test('a decoder whose end throws still ends the run', () => {
+    const inner = createDecoder('claude', OPTIONS);
+    const broken: Decoder = {
+      push: (v, w) => inner.push(v, w),
+      fault: (c, m, w) => inner.fault(c, m, w),
+      end: () => {
+        throw new Error('boom');
+      },
+    };
+    const events = drain(framed(guard(broken)), ['{"type":"text","data":{"text":"a"}}\n']);
+    assert.equal(events.at(-1)?.type, 'run-finish');
+    assert.equal(validate(events, { complete: true }).ok, true);
+  });
+
+  test(`values nested deeper than ${MAX_DEPTH}: a located too_deep error, by bytes and by objects`, () => {
+    const text = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    const bytes = drain(framed(createDecoder('openai-chat', OPTIONS)), [`${text}\n`]);
+    assert.deepEqual(bytes.find((e) => e.type === 'error')?.where, { line: 1, expected: `at most ${MAX_DEPTH} levels of nesting` });
+    const d = createDecoder('anthropic', OPTIONS);
+    const objects = [...d.push(deep(10_000), { event: 1 }), ...d.end()];
+    assert.equal(objects.find((e) => e.type === 'error')?.code, 'too_deep');
+    assert.equal(validate(objects).ok, true);
+  });
+
+  test('__proto__ keys: removed with a warning that keeps the value; null-prototype objects read', () => {
+    const d = createDecoder('anthropic', OPTIONS);
+    const start = Object.assign(Object.create(null), {
+      type: 'message_start',
+      message: Object.assign(Object.create(null), { id: 'm', model: 'x' }),
+    });
+    const value = JSON.parse(
+      '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""},"__proto__":{"polluted":1}}',
+    );
+    const events = [...d.push(start, { event: 1 }), ...d.push(value, { event: 2 }), ...d.end()];
+    const warning = events.find((e) => e.type === 'error' && e.code === 'unsafe_input');
+    assert.ok(warning && warning.type === 'error');
+    assert.match(warning.message, /^SSE event 2: unsafe for JSON clients: __proto__ removed/);
+    assert.deepEqual(warning.providerMetadata, {
+      switchboard: { removed: [{ path: '__proto__', action: 'removed', json: '{"polluted":1}' }] },
+    });
+    assert.equal(events.find((e) => e.type === 'run-start')?.type, 'run-start');
+    assert.equal(({} as { polluted?: number }).polluted, undefined);
+    assert.equal(validate(events).ok, true);
+  });
+
+  test('non-finite numbers (1e400): null in the input, the event passes validate', () => {
+    const body = lines(
+      '{"id":"a","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}',
+      '{"id":"a","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1e400,"completion_tokens":2}}',
+    );
+    const events = drain(framed(createDecoder('openai-chat', OPTIONS)), [body]);
+    assert.equal(validate(events, { complete: true }).ok, true, JSON.stringify(validate(events).issues));
+    const warning = events.find((e) => e.type === 'error' && e.code === 'unsafe_input');
+    assert.match(warning?.type === 'error' ? warning.message : '', /usage\.prompt_tokens \(Infinity\) replaced by null/);
+  });
+
+  test('a reused tool call id: the second call is renamed <id>~2, with a warning', () => {
+    const call = '{"type":"tool_use","data":{"id":"t1","name":"x","input":{"a":1}}}';
+    const events = drain(framed(createDecoder('claude', OPTIONS)), [lines(call, call, '{"type":"done","data":{}}')]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-input-end').map((e) => e.toolCallId),
+      ['t1', 't1~2'],
+    );
+    assert.ok(events.some((e) => e.type === 'error' && /tool call id "t1" was already used/.test(e.message)));
+  });
+});
+
+describe('encoders, validate() and the store never throw', () => {
+  const start: CanonicalEvent = { type: 'run-start', version: 1, messageId: 'm', runId: 'r', seq: 0, ts: 0 };
+  const bad = { type: 'custom', name: 'x', value: deep(8000), runId: 'r', seq: 1, ts: 0 } as unknown as CanonicalEvent;
+  const end: CanonicalEvent = { type: 'run-finish', finishReason: 'stop', runId: 'r', seq: 2, ts: 0 };
+
+  test('every encoder: a too-deep event becomes an error frame, the rest encodes', () => {
+    for (const protocol of ['ai-sdk', 'ag-ui', 'ws', 'dsagent', 'canonical'] as const) {
+      const frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, [
+        start,
+        bad,
+        null as unknown as CanonicalEvent,
+        end,
+      ]);
+      assert.ok(frames.length > 0, protocol);
+      assert.doesNotThrow(() => JSON.stringify(frames), protocol);
+    }
+  });
+
+  test('validate(): an issue for the deep event, no throw', () => {
+    const r = validate([start, bad, end]);
+    assert.deepEqual(r.issues, [{ index: 1, path: '', message: `expected at most ${MAX_DEPTH} levels of nesting` }]);
+  });
+
+  test('store append: a StoreError, not a stack overflow', async () => {
+    const store = await openSqliteStore({ path: ':memory:' });
+    try {
+      await store.startRun({ chatId: 'c', runId: 'r' });
+      await store.append(start);
+      await assert.rejects(store.append(bad), (err: unknown) => err instanceof StoreError && err.code === 'invalid');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+test('the id rule: any Unicode, no control characters or lone surrogates', () => {
+  assert.equal(idProblem('日本語-chat'), undefined);
+  assert.equal(idProblem('chat 🎉'), undefined);
+  assert.match(idProblem('a\nb') ?? '', /control character U\+000A at 1/);
+  assert.match(idProblem('a\ud800') ?? '', /lone surrogate/);
+  assert.match(idProblem('') ?? '', /non-empty/);
+  assert.match(idProblem('x'.repeat(513)) ?? '', /at most 512/);
+});
