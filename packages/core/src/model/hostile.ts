@@ -76,6 +76,28 @@ export function inspect(value: unknown, maxDepth = MAX_DEPTH): Inspection {
 }
 
 /**
+ * Where a value first nests deeper than `maxDepth`: the dotted path of that field (e.g.
+ * `messages[0].parts[0].data.a.a…`, shortened to its first 8 steps), or undefined when it does not.
+ */
+export function tooDeepAt(value: unknown, maxDepth = MAX_DEPTH): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: [unknown, number, (string | number)[]][] = [[value, 1, []]];
+  while (stack.length > 0) {
+    const [v, depth, path] = stack.pop() as [unknown, number, (string | number)[]];
+    if (depth > maxDepth) {
+      const shown = path.slice(0, 8).map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`));
+      return `${shown.join('')}${path.length > 8 ? '…' : ''}`;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((item, i) => [i, item]) : Object.entries(v as object);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, item] = entries[i] as [string | number, unknown];
+      if (item !== null && typeof item === 'object') stack.push([item, depth + 1, path.length < 9 ? [...path, k] : path]);
+    }
+  }
+  return undefined;
+}
+
+/**
  * Returns a safe copy of a value (call only after {@link inspect} said it is not too deep):
  * unsafe keys removed, non-finite numbers `null` (or dropped from objects when `dropNonFinite`),
  * null-prototype objects made plain. `removed` gets what was taken out, as JSON text.

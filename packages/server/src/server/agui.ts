@@ -15,11 +15,12 @@ import { z } from 'zod';
 import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
 import { abortOnDisconnect, lastEventIdOf, runHeaders, startErrorResponse } from './chat.ts';
+import { parseRequestJson, requestIdSchema } from './chat-request.ts';
 import type { GatewayContext } from './context.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
 import type { LocalRun } from './runs.ts';
 
-const ID = z.string().min(1).max(200);
+const ID = requestIdSchema;
 
 const contentPart = z.looseObject({ type: z.string() });
 const toolCall = z.looseObject({
@@ -127,15 +128,9 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
   const body = await readBody(c.req.raw, core.maxBodyBytes);
   if (!body.ok) return jsonError(413, `Request body too large: the limit is ${core.maxBodyBytes} bytes`);
-  let json: unknown;
-  try {
-    json = JSON.parse(body.text);
-  } catch (err) {
-    return errorResponse(400, `Invalid RunAgentInput: body: not valid JSON (${(err as Error).message})`, [
-      { path: 'body', message: 'not valid JSON' },
-    ]);
-  }
-  const parsed = runAgentInputSchema.safeParse(json);
+  const read = parseRequestJson(body.text);
+  if (!read.ok) return errorResponse(400, `Invalid RunAgentInput: ${read.issue.path}: ${read.issue.message}`, [read.issue]);
+  const parsed = runAgentInputSchema.safeParse(read.value);
   if (!parsed.success) return invalid(parsed.error);
   const input = parsed.data;
   const principal = c.get('principal');

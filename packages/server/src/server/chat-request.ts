@@ -3,6 +3,7 @@
  * plus whatever extra `body` the app configured. Validated loosely: only what the server reads is
  * checked, unknown keys pass, so newer clients keep working.
  */
+import { idProblem, MAX_DEPTH, tooDeepAt } from '@switchboard/core';
 import { z } from 'zod';
 
 import type { Issue } from './errors.ts';
@@ -19,9 +20,23 @@ const messageSchema = z.looseObject({
   parts: z.array(partSchema),
 });
 
+/**
+ * The one id rule for ids a client names (chat / thread ids, run ids): 1–200 characters, any
+ * Unicode, no control characters, no lone surrogates (core's `idProblem`). Such an id is stored as is
+ * and sent back percent-encoded in the `x-switchboard-*-id` headers.
+ */
+export const requestIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .superRefine((id, ctx) => {
+    const problem = idProblem(id, 200);
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a usable id: ${problem}` });
+  });
+
 /** Schema of the chat request body. */
 export const chatRequestSchema = z.looseObject({
-  id: z.string().min(1).max(200).optional(),
+  id: requestIdSchema.optional(),
   messages: z.array(messageSchema).min(1),
   trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
   messageId: z.string().optional(),
@@ -41,14 +56,27 @@ function fail(issues: Issue[]): ChatRequestResult {
   return { ok: false, message: `Invalid request body: ${first.path}: ${first.message}${more}`, issues };
 }
 
-/** Reads and validates a chat request body from its JSON text. */
-export function parseChatRequest(text: string): ChatRequestResult {
+/**
+ * Parses a request body's JSON text, refusing values nested deeper than the depth limit (before any
+ * schema walks them): the value, or a located issue.
+ */
+export function parseRequestJson(text: string): { ok: true; value: unknown } | { ok: false; issue: Issue } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return fail([{ path: 'body', message: `not valid JSON (${(err as Error).message})` }]);
+    return { ok: false, issue: { path: 'body', message: `not valid JSON (${(err as Error).message})` } };
   }
+  const deep = tooDeepAt(json, MAX_DEPTH);
+  if (deep !== undefined) return { ok: false, issue: { path: deep, message: `nested deeper than ${MAX_DEPTH} levels` } };
+  return { ok: true, value: json };
+}
+
+/** Reads and validates a chat request body from its JSON text. */
+export function parseChatRequest(text: string): ChatRequestResult {
+  const read = parseRequestJson(text);
+  if (!read.ok) return fail([read.issue]);
+  const json = read.value;
   const result = chatRequestSchema.safeParse(json);
   if (result.success) return { ok: true, value: result.data };
   return fail(result.error.issues.map((i) => ({ path: i.path.length ? i.path.join('.') : 'body', message: i.message })));

@@ -33,9 +33,17 @@ import { type LocalRun, RunStartError } from './runs.ts';
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-/** Headers that tell a client which run and chat a stream belongs to. */
+/**
+ * Headers that tell a client which run and chat a stream belongs to. The ids are percent-encoded
+ * (`encodeURIComponent`; decode with `decodeURIComponent`): an id may be any Unicode text, a header
+ * only Latin-1 without line breaks. Plain ASCII ids (letters, digits, `-_.!~*'()`) are unchanged.
+ */
 export function runHeaders(runId: string, chatId: string): Record<string, string> {
-  return { 'x-switchboard-run-id': runId, 'x-switchboard-chat-id': chatId };
+  return { 'x-switchboard-run-id': headerId(runId), 'x-switchboard-chat-id': headerId(chatId) };
+}
+
+function headerId(id: string): string {
+  return encodeURIComponent(id.toWellFormed());
 }
 
 /** A RunStartError as a JSON response. */
