@@ -18,6 +18,7 @@ import {
 import { guard } from '../packages/core/src/inputs/guard.ts';
 import { validate } from '../packages/core/src/schema.ts';
 import { openSqliteStore, StoreError } from '../packages/store/src/index.ts';
+import { runAgUi } from './support/ag-ui-oracle.ts';
 
 const OPTIONS = { runId: 'run', now: () => 0 };
 
@@ -127,6 +128,19 @@ describe('decoder guard', () => {
       ['t1', 't1~2'],
     );
     assert.ok(events.some((e) => e.type === 'error' && /tool call id "t1" was already used/.test(e.message)));
+  });
+
+  test('a subagent that finishes twice: the second is a new subagent run, and the AG-UI verifier accepts the output', async () => {
+    const start = '{"type":"subagent_start","data":{"id":"s1","agent":"researcher","task":"look"}}';
+    const end = '{"type":"subagent_end","data":{"id":"s1","agent":"researcher","summary":"done"}}';
+    const events = drain(framed(createDecoder('claude', OPTIONS)), [lines(start, end, end, '{"type":"done","data":{}}')]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'subagent-finish').map((e) => e.subagentId),
+      ['s1', 's1~2'],
+    );
+    const frames = drain(createEncoder('ag-ui') as Machine<CanonicalEvent, object>, events);
+    const run = await runAgUi(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join(''));
+    assert.equal(run.error, undefined, String(run.error));
   });
 });
 

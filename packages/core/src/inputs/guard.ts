@@ -25,24 +25,35 @@ function reason(err: unknown): string {
 const FLAT = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start', 'run-abort']);
 
 /**
- * The duplicate tool call id rule: one id names one call. When a `tool-input-start` (or a
- * `tool-input-end` with no start) arrives for an id whose input has already ended, it is a new call
- * and gets the id `<id>~2` (then `~3`, …) with a warning; the events after it that name the id
- * (deltas, end, output, error) follow the new id.
+ * The reused id rule, for tool calls and subagents: one id names one call / one subagent run. When
+ * an event opens one (`tool-input-start`, or a `tool-input-end` with none open; `subagent-start`,
+ * or a `subagent-finish` with none open) with an id whose call / run has already ended (`tool-input-end`
+ * / `subagent-finish`), it is a new one and gets the id `<id>~2` (then `~3`, …), with a warning; the
+ * events after it that name the id follow the new id.
  */
-class ToolIds {
+class IdRule {
   private readonly ended = new Set<string>();
-  private readonly started = new Set<string>();
+  private readonly open = new Set<string>();
   private readonly current = new Map<string, string>();
   private readonly count = new Map<string, number>();
 
-  /** Returns the id the event should carry, and whether it was renamed just now. */
-  map(e: CanonicalEvent): { id: string; renamed: boolean } | undefined {
-    if (!('toolCallId' in e) || typeof e.toolCallId !== 'string') return undefined;
-    const original = e.toolCallId;
+  readonly field: 'toolCallId' | 'subagentId';
+  private readonly starts: string;
+  private readonly ends: string;
+
+  constructor(field: 'toolCallId' | 'subagentId', starts: string, ends: string) {
+    this.field = field;
+    this.starts = starts;
+    this.ends = ends;
+  }
+
+  /** The id the event should carry, and whether it was renamed just now; undefined when it has none. */
+  map(e: CanonicalEvent): { was: string; id: string; renamed: boolean } | undefined {
+    const original = (e as Record<string, unknown>)[this.field];
+    if (typeof original !== 'string') return undefined;
     let id = this.current.get(original) ?? original;
     let renamed = false;
-    const opens = e.type === 'tool-input-start' || (e.type === 'tool-input-end' && !this.started.has(id));
+    const opens = e.type === this.starts || (e.type === this.ends && !this.open.has(id));
     if (opens && this.ended.has(id)) {
       const n = (this.count.get(original) ?? 1) + 1;
       this.count.set(original, n);
@@ -50,9 +61,13 @@ class ToolIds {
       this.current.set(original, id);
       renamed = true;
     }
-    if (e.type === 'tool-input-start') this.started.add(id);
-    if (e.type === 'tool-input-end') this.ended.add(id);
-    return { id, renamed };
+    if (e.type === this.starts) this.open.add(id);
+    if (e.type === this.ends) {
+      this.open.delete(id);
+      this.ended.add(id);
+    }
+    if (id !== original) (e as Record<string, unknown>)[this.field] = id;
+    return { was: original, id, renamed };
   }
 }
 
@@ -63,7 +78,20 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
   let lastTs = 0;
   let finished = false;
   let values = 0;
-  const tools = new ToolIds();
+  const rules = [
+    new IdRule('toolCallId', 'tool-input-start', 'tool-input-end'),
+    new IdRule('subagentId', 'subagent-start', 'subagent-finish'),
+  ];
+  const renameIds = (e: CanonicalEvent, warnings: { message: string; removed: Removed[] }[]): void => {
+    for (const rule of rules) {
+      const r = rule.map(e);
+      if (r?.renamed)
+        warnings.push({
+          message: `${e.type} event ${e.seq}: ${rule.field === 'toolCallId' ? 'tool call' : 'subagent'} id "${r.was}" was already used by an earlier ${rule.field === 'toolCallId' ? 'call' : 'subagent run'}; this one is "${r.id}"`,
+          removed: [],
+        });
+    }
+  };
 
   /** Cleans events in place (they are fresh objects of this decoder) and collects warnings. */
   const sanitize = (events: CanonicalEvent[]): { out: CanonicalEvent[]; warnings: { message: string; removed: Removed[] }[] } => {
@@ -81,20 +109,8 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
           e = clean(e, removed, true) as CanonicalEvent;
           if (removed.length) warnings.push({ message: `${e.type} event ${e.seq}: ${summary(removed)}`, removed });
         }
-        const tool = tools.map(e);
-        if (tool && tool.id !== (e as { toolCallId: string }).toolCallId) {
-          const was = (e as { toolCallId: string }).toolCallId;
-          (e as { toolCallId: string }).toolCallId = tool.id;
-          if (tool.renamed)
-            warnings.push({
-              message: `${e.type} event ${e.seq}: tool call id "${was}" was already used by an earlier call; this call is "${tool.id}"`,
-              removed: [],
-            });
-        }
-      } else if (e.type === 'tool-input-delta') {
-        const tool = tools.map(e);
-        if (tool) e.toolCallId = tool.id;
       }
+      renameIds(e, warnings);
       runId = e.runId;
       if (e.seq > lastSeq) lastSeq = e.seq;
       lastTs = e.ts;
