@@ -14,7 +14,7 @@ import {
   type Protocol,
   type ProtocolSpec,
 } from '../../packages/core/src/index.ts';
-import { validate } from '../../packages/core/src/schema.ts';
+import { validate, validateAiSdkChunks, validateDsAgentMessages, validateWsEvents } from '../../packages/core/src/schema.ts';
 import type { SqliteStore } from '../../packages/store/src/index.ts';
 import { runAgUi, schemaIssues } from '../support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse } from '../support/ai-sdk-oracle.ts';
@@ -29,6 +29,7 @@ export type FindingKind =
   | 'encode-throw'
   | 'ai-sdk-rejected'
   | 'ag-ui-rejected'
+  | 'schema-rejected'
   | 'store-throw';
 
 export interface Finding {
@@ -100,6 +101,16 @@ function decodeCase(framework: string, c: FuzzCase, split: number, findings: Fin
   return c.kind === 'bytes' ? (whole ?? []) : events.length ? events : (whole ?? []);
 }
 
+/** The decoded events with each hostile value spliced in before the last event as a `custom` event. */
+function withHostileEvents(events: CanonicalEvent[], values: unknown[]): CanonicalEvent[] {
+  const last = events.at(-1) as CanonicalEvent;
+  const out = events.slice(0, -1);
+  let seq = last.seq;
+  for (const value of values) out.push({ type: 'custom', name: 'hostile', value, runId: last.runId, seq: seq++, ts: 0 } as CanonicalEvent);
+  out.push({ ...last, seq });
+  return out;
+}
+
 /** Runs one case for one framework and returns what went wrong. */
 export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
   const findings: Finding[] = [];
@@ -117,10 +128,13 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
     add('validate-throw', msg(err));
   }
 
+  // Events that did not come from a decoder (a store, a client) reach encoders too: for object cases,
+  // the hostile values themselves go in as custom events, next to the decoded ones.
+  const encoded = c.kind === 'objects' ? withHostileEvents(events, c.values) : events;
   for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
     let frames: object[];
     try {
-      frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, events);
+      frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, encoded);
     } catch (err) {
       add('encode-throw', `${protocol}: ${msg(err)}`);
       continue;
@@ -132,6 +146,16 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
       add('encode-throw', `${protocol} framing: ${msg(err)}`);
       continue;
     }
+    const own =
+      protocol === 'ai-sdk'
+        ? validateAiSdkChunks([...frames, '[DONE]'], { complete: true })
+        : protocol === 'ws'
+          ? validateWsEvents(frames)
+          : protocol === 'dsagent'
+            ? validateDsAgentMessages(frames)
+            : undefined;
+    if (own && !own.ok)
+      add('schema-rejected', `${protocol} frame ${own.issues[0]?.index} ${own.issues[0]?.path}: ${own.issues[0]?.message}`);
     if (protocol === 'ai-sdk') {
       try {
         await assembleChunks(await parseAiSdkSse(body));

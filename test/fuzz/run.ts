@@ -137,6 +137,7 @@ export function formatReport(r: FuzzResult, frameworks = FUZZ_FRAMEWORKS): strin
     'encode-throw',
     'ai-sdk-rejected',
     'ag-ui-rejected',
+    'schema-rejected',
     'store-throw',
   ];
   const rows = [['decoder', ...kinds, 'total']];

@@ -13,7 +13,7 @@
  */
 import { describe } from '../codec/framing.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
-import { clean, inspect, MAX_DEPTH, type Removed } from '../model/hostile.ts';
+import { clean, dropFromEvent, inspect, MAX_DEPTH, type Removed } from '../model/hostile.ts';
 import type { Decoder } from './decoder.ts';
 
 function reason(err: unknown): string {
@@ -106,7 +106,7 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
         }
         if (found.unsafe) {
           const removed: Removed[] = [];
-          e = clean(e, removed, true) as CanonicalEvent;
+          e = clean(e, removed, dropFromEvent) as CanonicalEvent;
           if (removed.length) warnings.push({ message: `${e.type} event ${e.seq}: ${summary(removed)}`, removed });
         }
       }

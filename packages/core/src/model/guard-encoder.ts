@@ -2,11 +2,16 @@
  * The choke point every encoder runs behind (see `createEncoder`): `push` and `end` never throw.
  * An event deeper than the depth limit, or one the encoder throws on, is replaced by a non-fatal
  * `error` event that says which event it was (the encoder encodes that instead); if even that
- * fails, the event produces no frames. Nothing after it is affected.
+ * fails, the event produces no frames. Nothing after it is affected. Events that did not come
+ * through a guarded decoder (a store, a client) are cleaned like decoder output: `__proto__` keys
+ * and non-finite numbers are left out of the frames, and an error frame after them says what.
  */
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent } from './events.ts';
-import { inspect, MAX_DEPTH } from './hostile.ts';
+import { clean, dropFromEvent, inspect, MAX_DEPTH, type Removed } from './hostile.ts';
+
+/** Events whose fields are all strings: nothing to inspect. */
+const FLAT = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end']);
 
 function reason(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
@@ -15,14 +20,14 @@ function reason(err: unknown): string {
 
 /** Wraps an encoder so that no event, however malformed, makes it throw. */
 export function guardEncoder<O>(encoder: Machine<CanonicalEvent, O>): Machine<CanonicalEvent, O> {
-  const instead = (e: CanonicalEvent, why: string): O[] => {
+  const instead = (e: CanonicalEvent, why: string, code = 'unencodable_event'): O[] => {
     const replacement = {
       type: 'error',
       runId: typeof e?.runId === 'string' ? e.runId : 'unknown',
       seq: Number.isSafeInteger(e?.seq) ? e.seq : 0,
       ts: Number.isFinite(e?.ts) ? e.ts : 0,
-      message: `event ${Number.isSafeInteger(e?.seq) ? e.seq : '?'} (${typeof e?.type === 'string' ? e.type : 'no type'}) could not be encoded: ${why}`,
-      code: 'unencodable_event',
+      message: `event ${Number.isSafeInteger(e?.seq) ? e.seq : '?'} (${typeof e?.type === 'string' ? e.type : 'no type'}) ${code === 'unencodable_event' ? 'could not be encoded' : 'was encoded without unsafe fields'}: ${why}`,
+      code,
       fatal: false,
     } as CanonicalEvent;
     try {
@@ -34,12 +39,26 @@ export function guardEncoder<O>(encoder: Machine<CanonicalEvent, O>): Machine<Ca
   return {
     push(e) {
       if (e === null || typeof e !== 'object') return instead(e, 'not an event object');
-      if (inspect(e, MAX_DEPTH + 8).tooDeep) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
-      try {
-        return encoder.push(e);
-      } catch (err) {
-        return instead(e, reason(err));
+      let removed: Removed[] | undefined;
+      if (!FLAT.has(e.type)) {
+        const found = inspect(e, MAX_DEPTH + 8);
+        if (found.tooDeep) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
+        if (found.unsafe) {
+          removed = [];
+          e = clean(e, removed, dropFromEvent) as CanonicalEvent;
+        }
       }
+      // The warning goes after the event, or before it when the event ends the run.
+      const terminal = e.type === 'run-finish' || e.type === 'run-abort';
+      const warn = (): O[] => (removed?.length ? instead(e, removed.map((r) => r.path).join(', '), 'unsafe_event') : []);
+      const out: O[] = terminal ? warn() : [];
+      try {
+        for (const o of encoder.push(e)) out.push(o);
+      } catch (err) {
+        for (const o of instead(e, reason(err))) out.push(o);
+      }
+      if (!terminal) for (const o of warn()) out.push(o);
+      return out;
     },
     end() {
       try {

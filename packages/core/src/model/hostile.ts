@@ -99,10 +99,16 @@ export function tooDeepAt(value: unknown, maxDepth = MAX_DEPTH): string | undefi
 
 /**
  * Returns a safe copy of a value (call only after {@link inspect} said it is not too deep):
- * unsafe keys removed, non-finite numbers `null` (or dropped from objects when `dropNonFinite`),
+ * unsafe keys removed, non-finite numbers `null` (or dropped from objects where `dropNonFinite` says),
  * null-prototype objects made plain. `removed` gets what was taken out, as JSON text.
  */
-export function clean(value: unknown, removed: Removed[], dropNonFinite = false, base = ''): unknown {
+export function clean(
+  value: unknown,
+  removed: Removed[],
+  dropNonFinite: boolean | ((path: string) => boolean) = false,
+  base = '',
+): unknown {
+  const drop = typeof dropNonFinite === 'function' ? dropNonFinite : () => dropNonFinite;
   const copyLeaf = (v: unknown, path: string): unknown => {
     if (typeof v === 'number' && !Number.isFinite(v)) {
       removed.push({ path, action: 'nulled', json: String(v) });
@@ -137,7 +143,7 @@ export function clean(value: unknown, removed: Removed[], dropNonFinite = false,
         removed.push({ path: p, action: 'removed', json: safeJson(item) });
         continue;
       }
-      if (dropNonFinite && typeof item === 'number' && !Number.isFinite(item)) {
+      if (typeof item === 'number' && !Number.isFinite(item) && drop(p)) {
         removed.push({ path: p, action: 'removed', json: String(item) });
         continue;
       }
@@ -156,6 +162,19 @@ function safeJson(value: unknown): string {
   } catch {
     return '"(not representable as JSON)"';
   }
+}
+
+/** Fields of canonical events that hold free JSON (where `null` is a valid value). */
+const JSON_FIELDS = new Set(['value', 'input', 'output', 'state', 'event', 'raw', 'metadata', 'providerMetadata', 'patch']);
+
+/**
+ * For {@link clean} on a canonical event: a non-finite number in a typed numeric field (`usage.*`,
+ * `durationMs`, …) is dropped (the field is optional, `null` would not be valid); inside a free JSON
+ * payload (`value`, `input`, `output`, `raw`, …) it becomes `null`.
+ */
+export function dropFromEvent(path: string): boolean {
+  const top = /^[^.[]*/.exec(path)?.[0] ?? '';
+  return !JSON_FIELDS.has(top) && !/\.raw(\.|\[|$)/.test(path);
 }
 
 /**
