@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { WsEvent } from '@switchboard/core';
+import { idProblem, type WsEvent } from '@switchboard/core';
 import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
 import { type WebSocket, WebSocketServer } from 'ws';
 
@@ -40,7 +40,8 @@ const HIGH_WATER_MARK = 1024 * 1024;
 /** Sessions one socket may follow at once. */
 const MAX_SUBSCRIPTIONS = 64;
 const HEARTBEAT_MS = 30_000;
-const ID = /^[\x21-\x7e]{1,200}$/;
+/** The one id rule (docs/hostile-input.md): 1–200 characters, any Unicode, no control characters or lone surrogates. */
+const ID = { test: (id: string) => idProblem(id, 200) === undefined };
 
 type Envelope = { event: string; data?: unknown };
 
@@ -292,10 +293,10 @@ class Connection {
   private async message(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
     if (typeof m.content !== 'string') return this.error('bad_request', 'message needs a string "content"', ctx);
     if (m.sessionId !== undefined && (typeof m.sessionId !== 'string' || !ID.test(m.sessionId)))
-      return this.error('bad_request', '"sessionId" must be an id of 1 to 200 printable characters', ctx);
+      return this.error('bad_request', '"sessionId" must be an id of 1 to 200 characters, without control characters or lone surrogates', ctx);
     if (m.agent !== undefined && typeof m.agent !== 'string') return this.error('bad_request', '"agent" must be a string', ctx);
     if (m.messageId !== undefined && (typeof m.messageId !== 'string' || !ID.test(m.messageId)))
-      return this.error('bad_request', '"messageId" must be an id of 1 to 200 printable characters', ctx);
+      return this.error('bad_request', '"messageId" must be an id of 1 to 200 characters, without control characters or lone surrogates', ctx);
     const { core } = this;
     if (core.limiter) {
       const key = 'name' in this.principal ? `token:${this.principal.name}` : 'ws';
