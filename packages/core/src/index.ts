@@ -46,7 +46,7 @@ export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
 export { guardEncoder } from './model/guard-encoder.ts';
 export type { Inspection, Removed } from './model/hostile.ts';
-export { idProblem, inspect as inspectValue, MAX_DEPTH, tooDeepAt } from './model/hostile.ts';
+export { clean as cleanValue, idProblem, inspect as inspectValue, MAX_DEPTH, tooDeepAt } from './model/hostile.ts';
 export { ENCRYPTED_REASONING_KEYS, encryptedReasoningOf, mergeProviderMetadata } from './model/metadata.ts';
 export { type CloseOptions, OpenSpans } from './model/open-spans.ts';
 export { todoStatus, toTodos } from './model/todos.ts';

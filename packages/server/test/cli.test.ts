@@ -326,6 +326,14 @@ describe('validate, as a process', { concurrency: CONCURRENCY }, () => {
     ]);
   });
 
+  test('validate --protocol ai-sdk: a __proto__ key the official client rejects is an issue', async () => {
+    const body =
+      'data: {"type":"start"}\n\ndata: {"type":"data-x","data":{"__proto__":{"a":1}}}\n\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n';
+    const run = await cli(['validate', '--protocol', 'ai-sdk'], { stdin: body });
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "event 1 (SSE event 2) data.__proto__: a key the AI SDK client's secure JSON parse rejects\n");
+  });
+
   test('validate --protocol ag-ui: official schemas and verifier rules, truncation', async () => {
     const line = (e: object) => `data: ${JSON.stringify(e)}\n\n`;
     const start = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };

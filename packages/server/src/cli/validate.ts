@@ -4,6 +4,8 @@
  * dsagent stream and prints `ok (N events)` or one located line per issue. A file is a whole stream:
  * one cut short (no `finish` / `[DONE]`, no `run-finish`, parts left open) is invalid.
  */
+
+import { cleanValue, inspectValue, type Removed } from '@switchboard/core';
 import {
   AI_SDK_DONE,
   type ValidationResult,
@@ -28,12 +30,50 @@ export type CheckedProtocol = 'ai-sdk' | 'canonical' | 'ws' | 'dsagent' | 'ag-ui
 type Validator = (values: unknown[]) => ValidationResult | Promise<ValidationResult>;
 
 const VALIDATORS: Record<CheckedProtocol, Validator> = {
-  'ai-sdk': (values) => validateAiSdkChunks(values, { complete: true }),
+  'ai-sdk': validateAiSdk,
   canonical: (values) => validate(values, { complete: true }),
   ws: validateWsEvents,
   dsagent: validateDsAgentMessages,
   'ag-ui': validateAgUi,
 };
+
+/**
+ * AI SDK chunks: our validator (the chunk schemas and the client's assembly rules, whole stream),
+ * plus, where the `ai` package is installed (an optional peer dependency), each chunk against its own
+ * exported `uiMessageChunkSchema` — the check the official client runs — so a chunk our schema lets
+ * through but the client would reject is still reported.
+ */
+async function validateAiSdk(values: unknown[]): Promise<ValidationResult> {
+  const result = validateAiSdkChunks(values, { complete: true });
+  let ai: typeof import('ai');
+  try {
+    ai = await import('ai');
+  } catch {
+    return result;
+  }
+  const schema = ai.uiMessageChunkSchema();
+  const flagged = new Set(result.issues.map((i) => i.index));
+  for (const [index, value] of values.entries()) {
+    if (value === AI_SDK_DONE || flagged.has(index)) continue;
+    // The client's secure JSON parse rejects these keys before any schema sees the chunk.
+    const removed: Removed[] = [];
+    if (inspectValue(value).unsafe) cleanValue(value, removed);
+    const key = removed.find((r) => r.action === 'removed');
+    if (key) {
+      result.issues.push({ index, path: key.path, message: "a key the AI SDK client's secure JSON parse rejects" });
+      continue;
+    }
+    const r = await schema.validate?.(value);
+    if (r && !r.success)
+      result.issues.push({
+        index,
+        path: '',
+        message: `rejected by the ai package's uiMessageChunkSchema: ${r.error.message.split('\n')[0]}`,
+      });
+  }
+  result.issues.sort((a, b) => a.index - b.index);
+  return { ok: result.issues.length === 0, issues: result.issues };
+}
 
 /** Thrown when `--protocol ag-ui` is asked for without its optional peer dependencies. */
 class MissingPeer extends Error {}

@@ -293,10 +293,18 @@ class Connection {
   private async message(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
     if (typeof m.content !== 'string') return this.error('bad_request', 'message needs a string "content"', ctx);
     if (m.sessionId !== undefined && (typeof m.sessionId !== 'string' || !ID.test(m.sessionId)))
-      return this.error('bad_request', '"sessionId" must be an id of 1 to 200 characters, without control characters or lone surrogates', ctx);
+      return this.error(
+        'bad_request',
+        '"sessionId" must be an id of 1 to 200 characters, without control characters or lone surrogates',
+        ctx,
+      );
     if (m.agent !== undefined && typeof m.agent !== 'string') return this.error('bad_request', '"agent" must be a string', ctx);
     if (m.messageId !== undefined && (typeof m.messageId !== 'string' || !ID.test(m.messageId)))
-      return this.error('bad_request', '"messageId" must be an id of 1 to 200 characters, without control characters or lone surrogates', ctx);
+      return this.error(
+        'bad_request',
+        '"messageId" must be an id of 1 to 200 characters, without control characters or lone surrogates',
+        ctx,
+      );
     const { core } = this;
     if (core.limiter) {
       const key = 'name' in this.principal ? `token:${this.principal.name}` : 'ws';
