@@ -129,8 +129,8 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
   }
 
   // Events that did not come from a decoder (a store, a client) reach encoders too: for object cases,
-  // the hostile values themselves go in as custom events, next to the decoded ones.
-  const encoded = c.kind === 'objects' ? withHostileEvents(events, c.values) : events;
+  // the hostile values spliced into the case go in as custom events too, next to the decoded ones.
+  const encoded = c.kind === 'objects' ? withHostileEvents(events, c.hostile) : events;
   for (const protocol of Object.keys(PROTOCOLS) as Protocol[]) {
     let frames: object[];
     try {

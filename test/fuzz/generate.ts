@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { matrixInputs } from '../matrix/inputs.ts';
 
 /** One fuzz case: bytes for the byte API, or parsed values for the object API. */
-export type FuzzCase = { kind: 'bytes'; name: string; body: Uint8Array } | { kind: 'objects'; name: string; values: unknown[] };
+export type FuzzCase =
+  | { kind: 'bytes'; name: string; body: Uint8Array }
+  | { kind: 'objects'; name: string; values: unknown[]; hostile: unknown[] };
 
 const KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'type', 'data', 'id', 'index'];
 
@@ -184,13 +186,25 @@ export function structuredCase(seed: number): FuzzCase {
       values.push(l);
     }
   }
+  const hostile: unknown[] = [];
   for (const e of c.edits) {
     const i = e.line % values.length;
-    values[i] = setAt(values[i], e.path, JSON.parse(e.value), e.key ?? undefined);
+    const v = JSON.parse(e.value);
+    values[i] = setAt(values[i], e.path, v, e.key ?? undefined);
+    hostile.push(v);
   }
-  if (c.extra !== null) values.splice(c.fixture % (values.length + 1), 0, JSON.parse(c.extra));
+  if (c.extra !== null) {
+    const v = JSON.parse(c.extra);
+    values.splice(c.fixture % (values.length + 1), 0, v);
+    hostile.push(v);
+  }
   const out = c.nullProto ? values.map(nullProto) : values;
-  return { kind: 'objects', name: `${f.name} [structured${c.nullProto ? ',null-proto' : ''}]`, values: out };
+  return {
+    kind: 'objects',
+    name: `${f.name} [structured${c.nullProto ? ',null-proto' : ''}]`,
+    values: out,
+    hostile: c.nullProto ? hostile.map(nullProto) : hostile,
+  };
 }
 
 /** The objects of a structured case as JSON lines (for the byte API). */
