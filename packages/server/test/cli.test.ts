@@ -420,7 +420,7 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     const run = await cli(['convert', '--from', 'openai-chat'], { stdin });
     assert.equal(run.code, 0);
     assert.match(run.stdout, /data: \{"type":"text-delta","id":"a:0","delta":"hi"\}/);
-    assert.match(run.stdout, /"errorText":"line 2: unsafe for JSON clients: __proto__ removed;/);
+    assert.match(run.stdout, /"type":"data-error","data":\{"message":"line 2: unsafe for JSON clients: __proto__ removed;/);
     assert.match(run.stdout, /data: \[DONE\]\n\n$/);
   });
 
@@ -436,7 +436,7 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     const stdin = 'starting agent…\n{"type":"text","data":{"text":"after"}}\n{"type":"done","data":{}}\n';
     const run = await cli(['convert', '--from', 'claude', '--verbose'], { stdin });
     assert.equal(run.code, 0);
-    assert.match(run.stdout, /"errorText":"line 1: expected a JSON value, got \\"starting agent…\\"/);
+    assert.match(run.stdout, /"message":"line 1: expected a JSON value, got \\"starting agent…\\"/);
     assert.match(run.stdout, /"delta":"after"/);
     assert.match(run.stderr, /input read as JSON lines \(recognised from its first line\)/);
   });
@@ -446,7 +446,7 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     const sse = 'data: {"type":"text","data":{"text":"x"}}\n\n';
     const forced = await cli(['convert', '--from', 'claude', '--input-format', 'jsonl', '--verbose'], { stdin: sse });
     assert.equal(forced.code, 0);
-    assert.match(forced.stdout, /"errorText":"line 1: expected a JSON value, got \\"data: /);
+    assert.match(forced.stdout, /"message":"line 1: expected a JSON value, got \\"data: /);
     assert.match(forced.stderr, /input read as JSON lines \(--input-format\)/);
     const sseRun = await cli(['convert', '--from', 'claude', '--input-format', 'sse'], { stdin: sse });
     assert.match(sseRun.stdout, /"delta":"x"/);

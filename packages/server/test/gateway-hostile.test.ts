@@ -83,7 +83,7 @@ describe('gateway: hostile requests and agent output', () => {
   test('an agent that prints a line 6,000 deep: a located error, and the run finishes with the text after it', async () => {
     const res = await api(s.url, '/api/chat?agent=deep', { json: { id: 'deep-agent', messages: [userMessage('go')] } });
     assert.equal(res.status, 200);
-    const chunks = sseData(await res.text()) as { type: string; delta?: string; errorText?: string; finishReason?: string }[];
+    const chunks = sseData(await res.text()) as { type: string; delta?: string; data?: { message?: string }; finishReason?: string }[];
     assert.equal(
       chunks
         .filter((c) => c.type === 'text-delta')
@@ -92,7 +92,7 @@ describe('gateway: hostile requests and agent output', () => {
       'before after',
     );
     assert.deepEqual(
-      chunks.filter((c) => c.type === 'error').map((c) => c.errorText),
+      chunks.filter((c) => c.type === 'data-error').map((c) => c.data?.message),
       ['line 2: nested deeper than 256 levels; skipped'],
     );
     assert.equal(chunks.find((c) => c.type === 'finish')?.finishReason, 'stop');
