@@ -39,14 +39,20 @@ export function guardEncoder<O>(encoder: Machine<CanonicalEvent, O>): Machine<Ca
   return {
     push(e) {
       if (e === null || typeof e !== 'object') return instead(e, 'not an event object');
-      let removed: Removed[] | undefined;
-      if (!FLAT.has(e.type)) {
-        const found = inspect(e, MAX_DEPTH + 8);
-        if (found.tooDeep) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
-        if (found.unsafe) {
-          removed = [];
-          e = clean(e, removed, dropFromEvent) as CanonicalEvent;
+      if (FLAT.has(e.type)) {
+        // The hot path (every delta): nothing to inspect or clean.
+        try {
+          return encoder.push(e);
+        } catch (err) {
+          return instead(e, reason(err));
         }
+      }
+      let removed: Removed[] | undefined;
+      const found = inspect(e, MAX_DEPTH + 8);
+      if (found.tooDeep) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
+      if (found.unsafe) {
+        removed = [];
+        e = clean(e, removed, dropFromEvent) as CanonicalEvent;
       }
       // The warning goes after the event, or before it when the event ends the run.
       const terminal = e.type === 'run-finish' || e.type === 'run-abort';

@@ -39,40 +39,38 @@ function isUnsafeKey(key: string, parentKey: string | undefined): boolean {
 }
 
 /**
- * Walks a value (iteratively) and says whether it is nested deeper than `maxDepth` and whether it
- * holds anything {@link clean} changes: an unsafe key, a non-finite number, a null-prototype object.
+ * Walks a value and says whether it is nested deeper than `maxDepth` and whether it holds anything
+ * {@link clean} changes: an unsafe key, a non-finite number, a null-prototype object. Recursive, but
+ * it stops at `maxDepth` + 1 levels, so the stack stays small whatever the input; no allocation per
+ * node (it runs on every decoded value and every event).
  */
 export function inspect(value: unknown, maxDepth = MAX_DEPTH): Inspection {
   const result: Inspection = { tooDeep: false, unsafe: false };
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) result.unsafe = true;
-    return result;
-  }
-  const stack: [unknown, number, string | undefined][] = [[value, 1, undefined]];
-  while (stack.length > 0) {
-    const [v, depth, key] = stack.pop() as [unknown, number, string | undefined];
-    if (depth > maxDepth) {
-      result.tooDeep = true;
-      return result;
-    }
-    if (Array.isArray(v)) {
-      for (const item of v) {
-        if (item !== null && typeof item === 'object') stack.push([item, depth + 1, undefined]);
-        else if (typeof item === 'number' && !Number.isFinite(item)) result.unsafe = true;
-      }
-      continue;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto === null) result.unsafe = true;
-    for (const k in v as object) {
-      if (!Object.hasOwn(v as object, k)) continue;
-      if (isUnsafeKey(k, key)) result.unsafe = true;
-      const item = (v as Record<string, unknown>)[k];
-      if (item !== null && typeof item === 'object') stack.push([item, depth + 1, k]);
-      else if (typeof item === 'number' && !Number.isFinite(item)) result.unsafe = true;
-    }
-  }
+  walk(value, 1, undefined, maxDepth, result);
   return result;
+}
+
+/** One node of {@link inspect}; true when the walk must stop (too deep). */
+function walk(v: unknown, depth: number, key: string | undefined, maxDepth: number, result: Inspection): boolean {
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'number' && !Number.isFinite(v)) result.unsafe = true;
+    return false;
+  }
+  if (depth > maxDepth) {
+    result.tooDeep = true;
+    return true;
+  }
+  if (Array.isArray(v)) {
+    for (const item of v) if (walk(item, depth + 1, undefined, maxDepth, result)) return true;
+    return false;
+  }
+  if (Object.getPrototypeOf(v) === null) result.unsafe = true;
+  for (const k in v as object) {
+    if (!Object.hasOwn(v as object, k)) continue;
+    if (isUnsafeKey(k, key)) result.unsafe = true;
+    if (walk((v as Record<string, unknown>)[k], depth + 1, k, maxDepth, result)) return true;
+  }
+  return false;
 }
 
 /**
