@@ -135,11 +135,11 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   }
 
   /** Settles tool inputs still streaming (before a fatal error): `tool-input-error` with what arrived. */
-  function closeInputs(out: AiSdkChunk[]): void {
+  function closeInputs(out: AiSdkChunk[], errorText = 'The run failed before the tool input was complete.'): void {
     for (const [toolCallId, text] of streamingInputs) {
       const toolName = tools.get(toolCallId) ?? 'unknown';
       const input = text === '' ? {} : (parsePartialJson(text).value ?? text);
-      out.push({ type: 'tool-input-error', toolCallId, toolName, input, errorText: 'The run failed before the tool input was complete.' });
+      out.push({ type: 'tool-input-error', toolCallId, toolName, input, errorText });
     }
     streamingInputs.clear();
   }
@@ -336,6 +336,8 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         fatalError ??= e.message;
         return;
       case 'run-finish': {
+        // A tool input the decoder left streaming (input cut short): settled, so the message is too.
+        closeInputs(out, 'The run ended before the tool input was complete.');
         closeStep(out);
         if (e.usage) out.push({ type: 'data-usage', id: 'usage', data: { scope: 'total', ...(e.usage as JsonObject) } });
         out.push({ type: 'finish', finishReason: e.finishReason });
