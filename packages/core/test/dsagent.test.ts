@@ -305,7 +305,8 @@ describe('DSAgent encoder: smolagents runs', () => {
     const final = inc.at(-1);
     assert.equal(final?.metadata.message_type === 'planning_content' && final.metadata.streaming, false);
     assert.equal(final?.content, deltas.map((m) => m.content).join(''));
-    assert.equal(new Set(inc.map((m) => m.message_id)).size, 1, 'one message_id for the whole stream');
+    assert.equal(new Set(inc.map((m) => m.message_id)).size, inc.length, 'one message_id per message (DeepSearchAgents: msg_<hex>)');
+    for (const m of inc) assert.match(m.message_id, /^msg_[0-9a-f]+$/);
     assert.match(inc[0]?.metadata.message_type === 'planning_content' ? inc[0].metadata.stream_id : '', /^msg-1-planning_content-stream$/);
     const acc = streamOf(encode(events, { deltas: 'accumulated' }));
     assert.equal(acc.at(-2)?.content, acc.at(-1)?.content, 'the last accumulated delta is the whole text');

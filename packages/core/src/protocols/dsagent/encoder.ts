@@ -16,7 +16,9 @@
  * - streaming: an initial message (empty, `streaming`, `is_initial_stream`), deltas (`is_delta`;
  *   the increment by default, the whole text so far with `deltas: 'accumulated'`, which is what
  *   DeepSearchAgents' own server sends and its frontend expects), a final message (`streaming:
- *   false`, the whole content, joined once); all three share `stream_id` and `message_id`.
+ *   false`, the whole content, joined once); all three share `stream_id`;
+ * - `message_id`: `msg_<hex>`, one per message (DeepSearchAgents' own form), derived from the run id,
+ *   the event's seq and the message's place among that event's messages, so a replay gives the same ids.
  * See docs/protocols/dsagent.md for the table both ways and what is lost; `reader.ts` reads
  * it back.
  */
@@ -27,6 +29,18 @@ import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
 
 export type { DsAgentRunMessage } from './schema.ts';
+
+/** FNV-1a of a string, as 8 hex digits. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** `msg_<hex>`: the run (hashed), the event's seq and the k-th message of that event — unique per message in a run. */
+function messageIdOf(runId: string, seq: number, k: number): string {
+  return `msg_${fnv1a(runId)}${seq.toString(16).padStart(8, '0')}${k.toString(16).padStart(4, '0')}`;
+}
 
 export interface DsAgentEncoderOptions {
   /** `session_id` of every message. Default: the run's `chatId`, else its run id. */
@@ -197,12 +211,12 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
     const session = sessionId;
     let k = 0;
 
-    const send = (content: string, metadata: Record<string, unknown>, stepNumber: number | undefined, messageId?: string): void => {
+    const send = (content: string, metadata: Record<string, unknown>, stepNumber: number | undefined): void => {
       const m: Record<string, unknown> = {
         role: 'assistant',
         content,
         metadata,
-        message_id: messageId ?? (k === 0 ? `${e.runId}:${e.seq}` : `${e.runId}:${e.seq}.${k}`),
+        message_id: messageIdOf(e.runId, e.seq, k),
         timestamp,
         session_id: session,
       };
@@ -232,7 +246,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
       md.is_initial_stream = true;
       md.block_id = blockId;
       if (variant) md.reasoning_variant = variant;
-      send('', md, s.stepNumber, s.streamId);
+      send('', md, s.stepNumber);
       return s;
     };
 
@@ -261,7 +275,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
       md.streaming = true;
       md.is_delta = true;
       md.stream_id = s.streamId;
-      send(accumulated ? s.text : text, md, s.stepNumber, s.streamId);
+      send(accumulated ? s.text : text, md, s.stepNumber);
     };
 
     const closeStream = (blockId: string, s: StreamState): void => {
@@ -281,7 +295,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
       } else if (s.messageType === 'planning_content') md.content_length = content.length;
       md.block_id = blockId;
       if (s.variant) md.reasoning_variant = s.variant;
-      send(content, md, s.stepNumber, s.streamId);
+      send(content, md, s.stepNumber);
     };
 
     const sendAnswer = (s: StepState): void => {
