@@ -246,43 +246,28 @@ class EnvReader {
     return out;
   }
 
-  headerNames(name: string): string[] | undefined {
+  /** A comma-separated list whose every item matches `pattern`; `expected` says what in the error. */
+  private list(name: string, pattern: RegExp, expected: string): string[] | undefined {
     const v = this.string(name);
     if (v === undefined) return undefined;
     const list = v
       .split(',')
-      .map((h) => h.trim())
+      .map((item) => item.trim())
       .filter(Boolean);
-    const bad = list.find((h) => !HEADER_NAME.test(h));
-    return bad === undefined
-      ? list
-      : this.fail(name, `expected header names such as "x-request-id", comma-separated; got ${JSON.stringify(bad)}`);
+    const bad = list.find((item) => !pattern.test(item));
+    return bad === undefined ? list : this.fail(name, `expected ${expected}, comma-separated; got ${JSON.stringify(bad)}`);
+  }
+
+  headerNames(name: string): string[] | undefined {
+    return this.list(name, HEADER_NAME, 'header names such as "x-request-id"');
   }
 
   hosts(name: string): string[] | undefined {
-    const v = this.string(name);
-    if (v === undefined) return undefined;
-    const list = v
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean);
-    const bad = list.find((h) => !HOST_PATTERN.test(h));
-    return bad === undefined
-      ? list
-      : this.fail(name, `expected host names or addresses (or "*"), comma-separated; got ${JSON.stringify(bad)}`);
+    return this.list(name, HOST_PATTERN, 'host names or addresses (or "*")');
   }
 
   origins(name: string): string[] | undefined {
-    const v = this.string(name);
-    if (v === undefined) return undefined;
-    const list = v
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-    const bad = list.find((o) => !ORIGIN.test(o));
-    return bad === undefined
-      ? list
-      : this.fail(name, `expected "*" or origins such as "https://app.example.com", comma-separated; got ${JSON.stringify(bad)}`);
+    return this.list(name, ORIGIN, '"*" or origins such as "https://app.example.com"');
   }
 }
 
