@@ -7,18 +7,15 @@
  * left behind.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { type CanonicalEvent, createDecoder, type Decoder, framed, type Machine } from '@switchboard/core';
+import type { CanonicalEvent, Machine } from '@switchboard/core';
 import type { ProcessAgent } from '../config/types.ts';
 import { buildAgentEnv } from './env.ts';
-import { createLineSplitter, type LineSplitter } from './lines.ts';
-import { RunSequencer } from './sequencer.ts';
+import type { LineSplitter } from './lines.ts';
+import type { RunSequencer } from './sequencer.ts';
+import { describeExit, StderrLines } from './stderr.ts';
+import { createStdoutReader } from './stdout.ts';
+import { RunTimers } from './timers.ts';
 import { type AgentExit, type AgentRun, consoleLogger, type RunnerLogger, type RunOptions, type RunRequest } from './types.ts';
-
-/** How many stderr lines a crash report quotes, and how long each may be. */
-const STDERR_TAIL_LINES = 8;
-const STDERR_LINE_CHARS = 400;
-/** Longest stderr line logged as it is; longer ones are cut. */
-const STDERR_MAX_LINE = 8192;
 
 /** Why the runner ended a run itself. */
 type Stop = { kind: 'abort'; reason: string } | { kind: 'fail'; code: string; message: string };
@@ -56,6 +53,18 @@ function track(pid: number): void {
   });
 }
 
+/** Signals a running agent (kept out of `ProcessRun` so the class stays under 400 lines). */
+function signalGroup(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // The agent leads its own process group: whatever it started goes with it.
+    if (POSIX) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Number of agent processes running now (for health checks and tests). */
 export function liveAgentProcesses(): number {
   return live.size;
@@ -77,7 +86,6 @@ class ProcessRun implements AgentRun {
   private readonly logger: RunnerLogger;
   private readonly highWaterMark: number;
   private readonly seq: RunSequencer;
-  private readonly decoder: Decoder;
   private readonly text: Machine<string | Uint8Array, CanonicalEvent>;
   private readonly splitter: LineSplitter;
   private readonly gen: AsyncGenerator<CanonicalEvent, undefined>;
@@ -99,13 +107,12 @@ class ProcessRun implements AgentRun {
   /** The agent was killed by us after its terminal event, because it did not exit on its own. */
   private killedAfterDone = false;
   private wake: (() => void) | undefined;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new RunTimers();
   private idleTimer: NodeJS.Timeout | undefined;
   private runTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   private exitGraceTimer: NodeJS.Timeout | undefined;
-  private stderrCarry = '';
-  private readonly stderrTail: string[] = [];
+  private readonly stderr = new StderrLines((line) => this.log('info', line, 'stderr'));
   private readonly onAbort = () => {
     this.halt({ kind: 'abort', reason: abortReason(this.request.signal!) });
   };
@@ -121,32 +128,10 @@ class ProcessRun implements AgentRun {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
-    const decoderOptions = {
-      runId: request.runId,
-      agent: def.name,
-      ...(request.chatId !== undefined ? { chatId: request.chatId } : {}),
-      ...(request.messageId !== undefined ? { messageId: request.messageId } : {}),
-      ...(options.now ? { now: options.now } : {}),
-    };
-    this.seq = new RunSequencer({ ...decoderOptions, provider: def.framework });
-    this.decoder = createDecoder(def.framework, {
-      ...decoderOptions,
-      ...(def.thinkTags !== undefined ? { thinkTags: def.thinkTags } : {}),
-    });
-    // Lines arrive whole and within the limit (the splitter sees to it), so the framer's own
-    // character limit never triggers; agents print JSON lines, never SSE.
-    this.text = framed(this.decoder, { maxLineLength: def.limits.maxLineBytes + 1, inputFormat: 'jsonl' });
-    this.splitter = createLineSplitter(def.limits.maxLineBytes, {
-      bytes: (chunk) => {
-        for (const e of this.text.push(chunk)) this.seq.pass(e, this.out);
-      },
-      oversized: (line, size) => {
-        const max = def.limits.maxLineBytes;
-        const message = `line ${line}: longer than the limit of ${max} bytes (at least ${size}); skipped`;
-        for (const e of this.decoder.fault('line_too_long', message, { line, expected: `at most ${max} bytes` }))
-          this.seq.pass(e, this.out);
-      },
-    });
+    const reader = createStdoutReader(def, request, options, () => this.out);
+    this.seq = reader.seq;
+    this.text = reader.text;
+    this.splitter = reader.splitter;
     this.gen = this.events();
   }
 
@@ -205,21 +190,6 @@ class ProcessRun implements AgentRun {
     wake?.();
   }
 
-  private timer(ms: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, ms);
-    this.timers.add(t);
-    return t;
-  }
-
-  private clear(t: NodeJS.Timeout | undefined): void {
-    if (!t) return;
-    clearTimeout(t);
-    this.timers.delete(t);
-  }
-
   /** Ends the run for a reason of the runner's (the first reason wins) and stops the process. */
   private halt(stop: Stop): void {
     if (this.stop || this.closing) return;
@@ -230,33 +200,25 @@ class ProcessRun implements AgentRun {
   }
 
   private armIdle(): void {
-    this.clear(this.idleTimer);
+    this.timers.clear(this.idleTimer);
     this.idleTimer = undefined;
     // Runs until every pipe is closed and the process is gone: a child that keeps a pipe open counts.
     if ((this.stdoutEnded && this.stderrEnded && this.hasExited) || this.paused || this.stop) return;
     const ms = this.def.limits.idleTimeoutMs;
-    this.idleTimer = this.timer(ms, () =>
+    this.idleTimer = this.timers.start(ms, () =>
       this.halt({ kind: 'fail', code: 'timeout', message: `agent "${this.agent}" printed nothing for ${ms} ms (idle timeout)` }),
     );
   }
 
   private signalProcess(signal: NodeJS.Signals): void {
-    const child = this.child;
-    if (!child || child.pid === undefined || this.hasExited) return;
-    try {
-      // The agent leads its own process group: whatever it started goes with it.
-      if (POSIX) process.kill(-child.pid, signal);
-      else child.kill(signal);
-    } catch {
-      // Already gone.
-    }
+    if (this.child && !this.hasExited) signalGroup(this.child, signal);
   }
 
   /** SIGTERM now, SIGKILL after the grace period. */
   private terminate(): void {
     if (!this.child || this.hasExited || this.killTimer) return;
     this.signalProcess('SIGTERM');
-    this.killTimer = this.timer(this.options.killGraceMs ?? 2000, () => {
+    this.killTimer = this.timers.start(this.options.killGraceMs ?? 2000, () => {
       this.log('warn', 'did not exit after SIGTERM: SIGKILL');
       this.signalProcess('SIGKILL');
     });
@@ -300,17 +262,16 @@ class ProcessRun implements AgentRun {
     child.stdout.on('error', (err) => this.log('debug', `stdout: ${err.message}`));
 
     child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => this.onStderr(text));
+    child.stderr.on('data', (text: string) => this.stderr.push(text));
     child.stderr.on('end', () => {
-      if (this.stderrCarry) this.stderrLine(this.stderrCarry);
-      this.stderrCarry = '';
+      this.stderr.end();
       this.stderrEnded = true;
       this.idleIfDone();
       this.notify();
     });
     child.stderr.on('error', (err) => this.log('debug', `stderr: ${err.message}`));
 
-    this.runTimer = this.timer(def.limits.timeoutMs, () =>
+    this.runTimer = this.timers.start(def.limits.timeoutMs, () =>
       this.halt({
         kind: 'fail',
         code: 'timeout',
@@ -333,15 +294,15 @@ class ProcessRun implements AgentRun {
     this.hasExited = true;
     this.exit = exit;
     // The run time limit bounds the agent, not a slow consumer reading what it left.
-    this.clear(this.runTimer);
-    this.clear(this.killTimer);
-    this.clear(this.exitGraceTimer);
+    this.timers.clear(this.runTimer);
+    this.timers.clear(this.killTimer);
+    this.timers.clear(this.exitGraceTimer);
     this.idleIfDone();
     this.resolveExit(exit);
   }
 
   private idleIfDone(): void {
-    if (this.stdoutEnded && this.stderrEnded && this.hasExited) this.clear(this.idleTimer);
+    if (this.stdoutEnded && this.stderrEnded && this.hasExited) this.timers.clear(this.idleTimer);
   }
 
   private onExit(exit: AgentExit): void {
@@ -384,41 +345,10 @@ class ProcessRun implements AgentRun {
     this.notify();
   }
 
-  private onStderr(text: string): void {
-    let carry = this.stderrCarry + text;
-    let nl = carry.indexOf('\n');
-    while (nl !== -1) {
-      this.stderrLine(carry.slice(0, nl));
-      carry = carry.slice(nl + 1);
-      nl = carry.indexOf('\n');
-    }
-    if (carry.length > STDERR_MAX_LINE) {
-      this.stderrLine(carry);
-      carry = '';
-    }
-    this.stderrCarry = carry;
-  }
-
-  private stderrLine(raw: string): void {
-    const line = (raw.endsWith('\r') ? raw.slice(0, -1) : raw).slice(0, STDERR_MAX_LINE);
-    if (line.trim() === '') return;
-    this.log('info', line, 'stderr');
-    this.stderrTail.push(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
-    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
-  }
-
   private take(): CanonicalEvent[] {
     const out = this.out;
     this.out = [];
     return out;
-  }
-
-  private describeExit(exit: AgentExit | undefined): string {
-    const how = exit?.signal
-      ? `agent "${this.agent}" was killed by ${exit.signal}`
-      : `agent "${this.agent}" exited with code ${exit?.code}`;
-    if (!this.stderrTail.length) return how;
-    return this.def.exposeStderr ? `${how}\n${this.stderrTail.join('\n')}` : `${how} (its stderr is in the server log)`;
   }
 
   private async *events(): AsyncGenerator<CanonicalEvent, undefined> {
@@ -464,7 +394,7 @@ class ProcessRun implements AgentRun {
   /** Once the agent has said it is done, it gets a grace period to exit before it is stopped. */
   private checkHeld(): void {
     if (!this.seq.held || this.exitGraceTimer || this.hasExited) return;
-    this.exitGraceTimer = this.timer(this.options.exitGraceMs ?? 2000, () => {
+    this.exitGraceTimer = this.timers.start(this.options.exitGraceMs ?? 2000, () => {
       if (this.hasExited || this.stop) return;
       this.log('warn', 'still running after its run finished: stopping it');
       this.killedAfterDone = true;
@@ -499,19 +429,11 @@ class ProcessRun implements AgentRun {
       seq.release(out);
       return;
     }
-    seq.fail('agent_exit', this.describeExit(exit), out);
-  }
-
-  private clearTimers(keepKill: boolean): void {
-    for (const t of this.timers) {
-      if (keepKill && t === this.killTimer) continue;
-      clearTimeout(t);
-      this.timers.delete(t);
-    }
+    seq.fail('agent_exit', describeExit(this.agent, exit, this.stderr.tail, this.def.exposeStderr), out);
   }
 
   private async cleanup(): Promise<void> {
-    this.clearTimers(true);
+    this.timers.clearAll(this.killTimer);
     const child = this.child;
     if (!child) {
       if (!this.hasExited) this.markExited(undefined);
@@ -522,7 +444,7 @@ class ProcessRun implements AgentRun {
       this.terminate();
       await this.exited;
     }
-    this.clearTimers(false);
+    this.timers.clearAll();
     child.stdout.destroy();
     child.stderr.destroy();
     child.stdin.destroy();
