@@ -22,7 +22,11 @@ import {
   MAX_DEPTH,
 } from '@switchboard/core';
 
+import { ConcurrentAppendError, StoreError } from './errors.ts';
+import { GroupCommit } from './group-commit.ts';
 import { sameJson } from './json.ts';
+import { LiveRuns } from './live-runs.ts';
+import { LocalTails } from './local-tails.ts';
 import {
   type AssistantMessage,
   isTerminal,
@@ -31,6 +35,7 @@ import {
   Projector,
   type UserMessage,
 } from './projection.ts';
+import { RunLocks } from './run-locks.ts';
 
 /** A conversation. */
 export interface Chat {
@@ -140,26 +145,7 @@ export interface ListOptions {
   owner?: string;
 }
 
-/** Why a store operation failed. */
-export type StoreErrorCode = 'not_found' | 'conflict' | 'gap' | 'finished' | 'invalid' | 'schema' | 'closed' | 'unavailable';
-
-/** An error with a machine-readable `code`. */
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'StoreError';
-    this.code = code;
-  }
-}
-
-/** Thrown by a backend commit when the run moved on since it was read (another writer); the append is retried. */
-export class ConcurrentAppendError extends Error {
-  constructor() {
-    super('the run was appended to concurrently');
-    this.name = 'ConcurrentAppendError';
-  }
-}
+export { ConcurrentAppendError, StoreError, type StoreErrorCode } from './errors.ts';
 
 /** The store interface every backend implements. */
 export interface Store {
@@ -284,50 +270,6 @@ const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended bef
  * append cost as much as the message so far).
  */
 const WRITE_EVERY = 256;
-const READ_PAGE = 1000;
-/** Most events of a run kept for the local tails (see `remember`). */
-const RECENT_EVENTS = 4096;
-/** Most appends in one group commit. */
-const MAX_GROUP = 2000;
-/** Longest an append waits for its group to start while the event loop is busy (ms). */
-const GROUP_WAIT_MS = 5;
-
-/** What this process keeps about a run it is appending to (saves a read per append; a stale copy is caught by the commit). */
-interface LiveRun {
-  run: Run;
-  projector: Projector;
-  lastWritten: number;
-}
-
-/** A version counter tails wait on. */
-class Signal {
-  version = 0;
-  private waiters: (() => void)[] = [];
-  refs = 0;
-
-  bump(): void {
-    this.version++;
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-
-  /** Resolves when the version moves past `seen`, the signal aborts, or after `ms`. */
-  wait(seen: number, signal: AbortSignal | undefined, ms: number): Promise<void> {
-    if (this.version !== seen || signal?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref?.();
-      signal?.addEventListener('abort', done, { once: true });
-      this.waiters.push(done);
-    });
-  }
-}
 
 function statusOf(e: CanonicalEvent): RunStatus {
   if (e.type === 'run-abort') return 'aborted';
@@ -350,6 +292,51 @@ function preview(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** The chat, run and user message `startRun` creates (before it checks what is stored already). */
+function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: UserMessage | undefined } {
+  const chat: Chat = { id: init.chatId, createdAt: t, updatedAt: t };
+  const title = init.title ?? (init.userMessage ? preview(init.userMessage.content) : undefined);
+  if (title) chat.title = title;
+  const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
+  if (init.messageId !== undefined) run.messageId = init.messageId;
+  if (init.lease) {
+    run.leaseHolder = init.lease.holder;
+    run.leaseUntil = init.lease.until;
+  }
+  let user: UserMessage | undefined;
+  if (init.userMessage) {
+    const u = init.userMessage;
+    const metadata: JsonObject = { ...u.metadata };
+    if (u.parts !== undefined) metadata.parts = u.parts;
+    user = {
+      id: u.id ?? crypto.randomUUID(),
+      chatId: init.chatId,
+      runId: init.runId,
+      role: u.role ?? 'user',
+      content: u.content,
+      metadata,
+      persistenceState: 'persisted',
+      createdAt: t,
+      updatedAt: t,
+    };
+    run.userMessageId = user.id;
+  }
+  return { chat, run, user };
+}
+
+/** The run-start of a run that has none yet, for `interruptRun` to close it with. */
+function startOf(run: Run, ts: number): CanonicalEvent {
+  return {
+    type: 'run-start',
+    runId: run.id,
+    seq: 0,
+    ts,
+    version: CANONICAL_VERSION,
+    messageId: run.messageId ?? run.id,
+    chatId: run.chatId,
+  };
+}
+
 /**
  * The logic every backend shares: validation, idempotency, projection, message writes, tails,
  * recovery. Backends implement the `db*` primitives.
@@ -359,15 +346,19 @@ export abstract class BaseStore implements Store {
   protected readonly now: () => number;
   protected readonly pollIntervalMs: number;
   protected closed = false;
-  private readonly live = new Map<string, LiveRun>();
-  private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly signals = new Map<string, Signal>();
-  private readonly aborts = new Set<AbortController>();
-  private readonly recent = new Map<string, { from: number; events: CanonicalEvent[]; ended: boolean }>();
-  private readonly commitQueue: { commit: Commit; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private flushing: Promise<void> | undefined;
-  private flushTimer: NodeJS.Immediate | undefined;
-  private firstQueuedAt = 0;
+  /** The runs this process is appending to, with their projections. */
+  private readonly live = new LiveRuns<Run>({
+    readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
+    getRun: (id) => this.dbGetRun(id),
+  });
+  private readonly locks = new RunLocks();
+  /** The tails waiting on this store's runs. */
+  private readonly tails = new LocalTails();
+  /** The group commit every append goes through. */
+  private readonly commits = new GroupCommit<Commit>(
+    (c) => this.dbCommit(c),
+    (cs) => this.dbCommitMany(cs),
+  );
 
   constructor(options: BaseStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -456,8 +447,7 @@ export abstract class BaseStore implements Store {
     if (runs === false) return false;
     for (const id of runs) {
       this.live.delete(id);
-      this.recent.delete(id);
-      this.signals.get(id)?.bump();
+      this.tails.forget(id);
     }
     return true;
   }
@@ -472,33 +462,9 @@ export abstract class BaseStore implements Store {
         throw new StoreError('conflict', `run ${init.runId} belongs to chat ${existing.chatId}, not ${init.chatId}`);
       return existing;
     }
-    const t = this.now();
-    const chat: Chat = { id: init.chatId, createdAt: t, updatedAt: t };
-    const title = init.title ?? (init.userMessage ? preview(init.userMessage.content) : undefined);
-    if (title) chat.title = title;
-    const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
-    if (init.messageId !== undefined) run.messageId = init.messageId;
-    if (init.lease) {
-      run.leaseHolder = init.lease.holder;
-      run.leaseUntil = init.lease.until;
-    }
-    let user: UserMessage | undefined;
-    if (init.userMessage) {
-      const u = init.userMessage;
-      const metadata: JsonObject = { ...u.metadata };
-      if (u.parts !== undefined) metadata.parts = u.parts;
-      user = {
-        id: u.id ?? crypto.randomUUID(),
-        chatId: init.chatId,
-        runId: init.runId,
-        role: u.role ?? 'user',
-        content: u.content,
-        metadata,
-        persistenceState: 'persisted',
-        createdAt: t,
-        updatedAt: t,
-      };
-      run.userMessageId = user.id;
+    const { chat, run, user: built } = newRun(init, this.now());
+    let user = built;
+    if (user) {
       const stored = await this.dbGetMessage(user.id);
       if (stored) {
         if (stored.chatId !== init.chatId) throw new StoreError('conflict', `message ${user.id} belongs to chat ${stored.chatId}`);
@@ -541,7 +507,7 @@ export abstract class BaseStore implements Store {
     }
     let result: AppendResult | undefined;
     for (const [runId, group] of groups) {
-      const r = await this.withLock(runId, () => this.appendLocked(runId, group));
+      const r = await this.locks.withLock(runId, () => this.appendLocked(runId, group));
       result = result ? { ...r, appended: result.appended + r.appended, duplicates: result.duplicates + r.duplicates } : r;
     }
     return result as AppendResult;
@@ -582,7 +548,7 @@ export abstract class BaseStore implements Store {
           throw new StoreError('invalid', `run ${runId}: events after ${fresh[i].type} (seq ${fresh[i].seq})`);
       }
 
-      const live = await this.liveRun(run);
+      const live = await this.live.liveRun(run);
       const last = fresh[fresh.length - 1];
       const status = statusOf(last);
       const finished = status !== 'running';
@@ -611,7 +577,7 @@ export abstract class BaseStore implements Store {
           if (messageId !== undefined) commit.message.id = messageId;
         }
         if (finished) commit.chatUpdatedAt = t;
-        await this.groupCommit(commit);
+        await this.commits.commit(commit);
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;
@@ -623,62 +589,9 @@ export abstract class BaseStore implements Store {
       if (commit.run.finishReason !== undefined) live.run.finishReason = commit.run.finishReason;
       if (finished) this.live.delete(runId);
       else this.live.set(runId, live);
-      this.remember(runId, commit.events, finished);
-      this.signals.get(runId)?.bump();
+      this.tails.remember(runId, commit.events, finished);
+      this.tails.wake(runId);
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
-    }
-  }
-
-  /**
-   * Queues a commit for the next group commit and resolves once it is stored. One group is in
-   * flight at a time; everything queued meanwhile (from any run) goes in the next one. A group
-   * starts at the end of this turn of the event loop (setImmediate), or as soon as its oldest
-   * append has waited GROUP_WAIT_MS — a long turn (many requests read at once) does not hold
-   * every first event back until its end.
-   */
-  private groupCommit(commit: Commit): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.commitQueue.push({ commit, resolve, reject });
-      if (this.flushing) return;
-      if (!this.flushTimer) {
-        this.firstQueuedAt = performance.now();
-        this.flushTimer = setImmediate(() => this.startFlush());
-      } else if (performance.now() - this.firstQueuedAt >= GROUP_WAIT_MS) this.startFlush();
-    });
-  }
-
-  private startFlush(): void {
-    if (this.flushTimer) clearImmediate(this.flushTimer);
-    this.flushTimer = undefined;
-    this.flushing ??= this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    const group = this.commitQueue.splice(0, MAX_GROUP);
-    let results: (unknown | undefined)[];
-    try {
-      results =
-        group.length === 1
-          ? [
-              await this.dbCommit(group[0].commit).then(
-                () => undefined,
-                (err: unknown) => err,
-              ),
-            ]
-          : await this.dbCommitMany(group.map((g) => g.commit));
-    } catch (err) {
-      results = group.map(() => err);
-    }
-    this.flushing = undefined;
-    // What was queued while this group committed forms the next group (at the end of this turn).
-    if (this.commitQueue.length > 0 && !this.flushTimer) {
-      this.firstQueuedAt = performance.now();
-      this.flushTimer = setImmediate(() => this.startFlush());
-    }
-    for (let i = 0; i < group.length; i++) {
-      const err = results[i];
-      if (err === undefined) group[i].resolve();
-      else group[i].reject(err);
     }
   }
 
@@ -703,29 +616,6 @@ export abstract class BaseStore implements Store {
     }
   }
 
-  /** The in-memory projector of a live run, rebuilt from the log when not cached or out of date. */
-  private async liveRun(run: Run): Promise<LiveRun> {
-    const cached = this.live.get(run.id);
-    if (cached && cached.projector.lastSeq === run.lastSeq) return cached;
-    const projector = await this.rebuild(run);
-    return { run, projector, lastWritten: run.lastSeq };
-  }
-
-  private async rebuild(run: Run, createdAt?: number): Promise<Projector> {
-    const init: { runId: string; chatId: string; messageId?: string; createdAt?: number } = { runId: run.id, chatId: run.chatId };
-    if (run.messageId !== undefined) init.messageId = run.messageId;
-    if (createdAt !== undefined) init.createdAt = createdAt;
-    const projector = new Projector(init);
-    let after = -1;
-    for (;;) {
-      const page = await this.dbReadEvents(run.id, after, READ_PAGE);
-      projector.applyAll(page);
-      if (page.length < READ_PAGE) break;
-      after = page[page.length - 1].seq;
-    }
-    return projector;
-  }
-
   async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
     this.assertOpen();
     return this.dbReadEvents(runId, options.after ?? -1, options.limit);
@@ -734,115 +624,17 @@ export abstract class BaseStore implements Store {
   /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
   async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
     this.assertOpen();
-    const signal = this.subscribe(runId);
-    const stop = this.stopper(options.signal);
-    try {
-      let last = options.after ?? -1;
-      for (;;) {
-        if (stop.signal.aborted || this.closed) return;
-        const seen = signal.version;
-        const cached = this.recalled(runId, last);
-        const page = cached ?? (await this.dbReadEvents(runId, last, READ_PAGE));
-        for (const e of page) {
-          last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
-        }
-        if (page.length === READ_PAGE) continue;
-        if (page.length > 0 && cached && !this.recent.get(runId)?.ended && page.length < READ_PAGE) {
-          // All this process has committed is out, and the run goes on: wait for the next commit
-          // (a wake-up with nothing remembered — another writer, the poll — reads the database).
-          await signal.wait(seen, stop.signal, this.pollIntervalMs);
-          continue;
-        }
-        if (cached && page.length === 0) {
-          const fresh = await this.dbReadEvents(runId, last, READ_PAGE);
-          for (const e of fresh) {
-            last = e.seq;
-            yield e;
-            if (isTerminal(e)) return;
-          }
-          if (fresh.length > 0) continue;
-        }
-        if (page.length === 0) {
-          const run = await this.dbGetRun(runId);
-          if (!run) throw new StoreError('not_found', `no run ${runId}`);
-          if (run.status !== 'running' && run.lastSeq <= last) return;
-          await signal.wait(seen, stop.signal, this.pollIntervalMs);
-        }
-      }
-    } finally {
-      stop.dispose();
-      this.unsubscribe(runId);
-    }
+    yield* this.tails.follow(runId, options, {
+      readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
+      getRun: (id) => this.dbGetRun(id),
+      closed: () => this.closed,
+      pollIntervalMs: this.pollIntervalMs,
+    });
   }
 
   /** An AbortController that follows `outer` and the store's close. */
   protected stopper(outer: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-    const ctl = new AbortController();
-    const onAbort = () => ctl.abort();
-    if (outer?.aborted) ctl.abort();
-    outer?.addEventListener('abort', onAbort, { once: true });
-    this.aborts.add(ctl);
-    return {
-      signal: ctl.signal,
-      dispose: () => {
-        outer?.removeEventListener('abort', onAbort);
-        this.aborts.delete(ctl);
-      },
-    };
-  }
-
-  private subscribe(runId: string): Signal {
-    let s = this.signals.get(runId);
-    if (!s) {
-      s = new Signal();
-      this.signals.set(runId, s);
-    }
-    s.refs++;
-    return s;
-  }
-
-  private unsubscribe(runId: string): void {
-    const s = this.signals.get(runId);
-    if (s && --s.refs <= 0) {
-      this.signals.delete(runId);
-      if (this.recent.get(runId)?.ended) this.recent.delete(runId);
-    }
-  }
-
-  /**
-   * Keeps the events this process has just committed to a run, so that its local tails get them
-   * without reading the database (they are committed already: acknowledged = durable still holds).
-   * Parsed from the stored JSON text, so a tail yields exactly what a read would. Only a
-   * contiguous stretch is kept (another writer's events in between restart it), at most
-   * RECENT_EVENTS; a finished run's stretch goes with its last local tail.
-   */
-  private remember(runId: string, rows: readonly EventRow[], ended: boolean): void {
-    let entry = this.recent.get(runId);
-    const first = rows[0]?.seq;
-    if (first === undefined) return;
-    if (!entry || entry.from + entry.events.length !== first) {
-      entry = { from: first, events: [], ended: false };
-      this.recent.set(runId, entry);
-    }
-    for (const r of rows) entry.events.push(JSON.parse(r.json) as CanonicalEvent);
-    if (entry.events.length > RECENT_EVENTS) {
-      const drop = entry.events.length - RECENT_EVENTS;
-      entry.events.splice(0, drop);
-      entry.from += drop;
-    }
-    entry.ended = ended;
-    if (ended && !this.signals.has(runId)) this.recent.delete(runId);
-  }
-
-  /** The remembered events of a run after `after` (a page), or undefined when they are not all remembered. */
-  private recalled(runId: string, after: number): CanonicalEvent[] | undefined {
-    const entry = this.recent.get(runId);
-    if (!entry || after + 1 < entry.from) return undefined;
-    const at = after + 1 - entry.from;
-    if (at > entry.events.length) return undefined;
-    return entry.events.slice(at, at + READ_PAGE);
+    return this.tails.stopper(outer);
   }
 
   /**
@@ -851,12 +643,12 @@ export abstract class BaseStore implements Store {
    * does not.
    */
   protected notify(runId: string): void {
-    this.signals.get(runId)?.bump();
+    this.tails.wake(runId);
   }
 
   /** Run ids some tail of this store is waiting on. */
   protected watchedRuns(): string[] {
-    return [...this.signals.keys()];
+    return this.tails.watched();
   }
 
   // ---- messages ----------------------------------------------------------------------------
@@ -864,49 +656,28 @@ export abstract class BaseStore implements Store {
   async listMessages(chatId: string): Promise<PersistedMessage[]> {
     this.assertOpen();
     const rows = await this.dbListMessages(chatId);
-    return Promise.all(rows.map((m) => this.current(m)));
+    return Promise.all(rows.map((m) => this.live.current(m)));
   }
 
   async getMessage(messageId: string): Promise<PersistedMessage | undefined> {
     this.assertOpen();
     const m = await this.dbGetMessage(messageId);
-    return m && this.current(m);
-  }
-
-  /** A stored message brought up to date: a pending assistant message is re-projected to the run's last event. */
-  private async current(m: PersistedMessage): Promise<PersistedMessage> {
-    if (m.role !== 'assistant' || m.persistenceState === 'persisted') return m;
-    const cached = this.live.get(m.runId);
-    const run = await this.dbGetRun(m.runId);
-    if (!run) return m;
-    const projector = cached && cached.projector.lastSeq === run.lastSeq ? cached.projector : await this.rebuild(run, m.createdAt);
-    const snap = projector.snapshot(run.status === 'running' ? 'pending' : 'persisted');
-    snap.id = m.id;
-    snap.createdAt = m.createdAt;
-    return snap;
+    return m && this.live.current(m);
   }
 
   // ---- recovery ----------------------------------------------------------------------------
 
   async interruptRun(runId: string, reason = DEFAULT_INTERRUPT_REASON): Promise<AppendResult> {
     this.assertOpen();
-    return this.withLock(runId, async () => {
+    return this.locks.withLock(runId, async () => {
       const run = await this.dbGetRun(runId);
       if (!run) throw new StoreError('not_found', `no run ${runId}`);
       if (run.status !== 'running') return { runId, appended: 0, duplicates: 0, lastSeq: run.lastSeq, status: run.status };
-      const { projector } = await this.liveRun(run);
+      const { projector } = await this.live.liveRun(run);
       const events = projector.closingEvents(reason, this.now());
       if (run.lastSeq < 0) {
         // Nothing was ever appended: the closing events need a run-start first.
-        const start: CanonicalEvent = {
-          type: 'run-start',
-          runId,
-          seq: 0,
-          ts: this.now(),
-          version: CANONICAL_VERSION,
-          messageId: run.messageId ?? runId,
-          chatId: run.chatId,
-        };
+        const start = startOf(run, this.now());
         return this.appendLocked(runId, [start, ...events.map((e) => ({ ...e, seq: e.seq + 1 }) as CanonicalEvent)]);
       }
       return this.appendLocked(runId, events);
@@ -939,29 +710,15 @@ export abstract class BaseStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const a of this.aborts) a.abort();
-    for (const s of this.signals.values()) s.bump();
-    if (this.flushTimer) this.startFlush();
+    this.tails.close();
+    this.commits.startPending();
     await Promise.allSettled([...this.locks.values()]);
-    await this.flushing;
+    await this.commits.inFlight;
     await this.dbClose();
   }
 
   protected assertOpen(): void {
     if (this.closed) throw new StoreError('closed', `the ${this.kind} store is closed`);
-  }
-
-  /** Runs `fn` after every earlier call for the same run has settled (appends of a run are serialised in-process). */
-  private async withLock<T>(runId: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(runId) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.locks.set(runId, tail);
-    try {
-      return await next;
-    } finally {
-      if (this.locks.get(runId) === tail) this.locks.delete(runId);
-    }
   }
 }
 
