@@ -492,6 +492,19 @@ describe('bad output and limits', () => {
     assert.ok((await run.exited)?.signal);
   });
 
+  test('output over the limit in one write: the whole lines under the limit are still read', async () => {
+    // One write of ~20 KB: the first read can cross the 10,000-byte limit at once.
+    const burst = line('text', { content: 'start ' }) + line('text', { content: 'more ' }).repeat(500);
+    const code = `require('fs').writeSync(1, ${JSON.stringify(burst)}); setInterval(() => {}, 1e9);`;
+    const { events } = await runAll(nodeAgent('burst', code, { limits: { ...LIMITS, maxOutputBytes: 10_000 } }), request('x'));
+    assert.ok(textOf(events).startsWith('start more more '));
+    assert.ok(textOf(events).length < 10_000);
+    assert.deepEqual(
+      errorsOf(events).map((e) => e.code),
+      ['output_limit'],
+    );
+  });
+
   test('a hung agent hits the idle timeout: killed, a fatal timeout error after its partial text', async () => {
     const code = `${write(line('text', { content: 'waiting ' }))} setInterval(() => {}, 1e9);`;
     const { events, run } = await runAll(nodeAgent('hung', code, { limits: { ...LIMITS, idleTimeoutMs: 150 } }), request('x'));

@@ -327,6 +327,14 @@ class ProcessRun implements AgentRun {
     this.received += chunk.length;
     const max = this.def.limits.maxOutputBytes;
     if (this.received > max) {
+      // What fits under the limit, up to its last whole line, is still read: the text before the
+      // limit is kept however the pipe cut the output into chunks (a first read may exceed it).
+      const room = max - (this.received - chunk.length);
+      const nl = room > 0 ? chunk.lastIndexOf(10, room - 1) : -1;
+      if (nl >= 0) {
+        this.queue.push(chunk.subarray(0, nl + 1));
+        this.queued += nl + 1;
+      }
       this.halt({
         kind: 'fail',
         code: 'output_limit',
