@@ -5,8 +5,8 @@
  *   messageId }` plus `agent` (or `?agent=`). Starts a run (the user message is stored, the agent's
  *   events are recorded as they come) and answers the run's UI message stream, read from the store
  *   with an SSE `id:` on every event. A request carrying only the newest message of a chat the store
- *   knows gets the stored conversation before it (`conversation.ts`). The response is a *follower* of the run, like any other: the
- *   run does not wait for it.
+ *   knows gets the stored conversation before it (`conversation.ts`). The response is a *follower*
+ *   of the run, like any other: the run does not wait for it.
  * - `GET /api/chat/:id/stream` — the transport's `reconnectToStream`: 204 when the chat has no run in
  *   progress, else the run's stream from its start, or after `Last-Event-ID`.
  *
