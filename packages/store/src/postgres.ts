@@ -8,7 +8,7 @@ import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
 import type { PersistedMessage } from './projection.ts';
-import { chatOf, messageOf, ownerColumn, type Row, runOf, takeSearchParam } from './rows.ts';
+import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
 import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
@@ -260,17 +260,7 @@ export class PostgresStore extends BaseStore {
       const r = await c.query(
         `INSERT INTO ${this.s}.runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
          VALUES ($1, $2, $3, $4, $5, -1, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-        [
-          run.id,
-          run.chatId,
-          run.messageId ?? null,
-          run.userMessageId ?? null,
-          run.status,
-          run.createdAt,
-          run.updatedAt,
-          run.leaseHolder ?? null,
-          run.leaseUntil ?? null,
-        ],
+        runInsertValues(run),
       );
       if ((r.rowCount ?? 0) === 0) return undefined;
       if (user) await this.upsertMessage(c, user);

@@ -38,6 +38,25 @@ export function runOf(r: Row): Run {
   return run;
 }
 
+/**
+ * A new run's values for `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq,
+ * created_at, updated_at, lease_holder, lease_until)`, in that order, `last_seq` aside (the statement
+ * writes -1): the inverse of {@link runOf} for both SQL backends.
+ */
+export function runInsertValues(run: Run): (string | number | null)[] {
+  return [
+    run.id,
+    run.chatId,
+    run.messageId ?? null,
+    run.userMessageId ?? null,
+    run.status,
+    run.createdAt,
+    run.updatedAt,
+    run.leaseHolder ?? null,
+    run.leaseUntil ?? null,
+  ];
+}
+
 /** The owner a chat is indexed under: its `metadata.owner` when that is a string. */
 export function ownerColumn(chat: Chat): string | null {
   const owner = chat.metadata?.owner;

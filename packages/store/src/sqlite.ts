@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { CanonicalEvent } from '@switchboard/core';
 import type { PersistedMessage } from './projection.ts';
-import { chatOf, messageOf, ownerColumn, type Row, runOf } from './rows.ts';
+import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf } from './rows.ts';
 import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
 
 /** The schema version this code writes. */
@@ -254,17 +254,7 @@ export class SqliteStore extends BaseStore {
       const r = this.stmt(
         `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
            VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      ).run(
-        run.id,
-        run.chatId,
-        run.messageId ?? null,
-        run.userMessageId ?? null,
-        run.status,
-        run.createdAt,
-        run.updatedAt,
-        run.leaseHolder ?? null,
-        run.leaseUntil ?? null,
-      );
+      ).run(...runInsertValues(run));
       if (Number(r.changes) === 0) return undefined; // started concurrently: keep the first
       if (user) this.upsertMessage(user);
       return undefined;
