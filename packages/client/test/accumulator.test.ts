@@ -122,7 +122,7 @@ describe('accumulator is linear', () => {
   function toolRun(n: number): CanonicalEvent[] {
     const input = JSON.stringify({ text: 'y'.repeat(Math.max(0, n - 11)) });
     const events = [
-      ev(0, { type: 'run-start', version: 1, messageId: 'm' }),
+      ev(0, { type: 'run-start', version: 2, messageId: 'm' }),
       ev(1, { type: 'tool-input-start', toolCallId: 't', toolName: 'write' }),
     ];
     for (const ch of input) events.push(ev(events.length, { type: 'tool-input-delta', toolCallId: 't', delta: ch }));
@@ -159,7 +159,7 @@ describe('accumulator is linear', () => {
     for (const n of [20_000, 80_000]) {
       const started = performance.now();
       const acc = createMessageAccumulator();
-      acc.apply(ev(0, { type: 'run-start', version: 1, messageId: 'm' }));
+      acc.apply(ev(0, { type: 'run-start', version: 2, messageId: 'm' }));
       acc.apply(ev(1, { type: 'text-start', blockId: 'b' }));
       for (let i = 0; i < n; i++) {
         acc.apply(ev(2 + i, { type: 'text-delta', blockId: 'b', delta: 'x' }));
@@ -180,7 +180,7 @@ describe('accumulator is linear', () => {
 
 describe('accumulator: snapshots, duplicates, durations', () => {
   const run: CanonicalEvent[] = [
-    ev(0, { type: 'run-start', version: 1, messageId: 'm', model: 'x', chatId: 'c' }),
+    ev(0, { type: 'run-start', version: 2, messageId: 'm', model: 'x', chatId: 'c' }),
     ev(1, { type: 'step-start', stepId: 's1', kind: 'model' }),
     ev(2, { type: 'reasoning-start', blockId: 'r1', variant: 'processing' }),
     ev(3, { type: 'reasoning-delta', blockId: 'r1', delta: 'Working' }),

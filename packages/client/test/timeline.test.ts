@@ -40,7 +40,7 @@ function thinkRun(): CanonicalEvent[] {
   ];
   let seq = 0;
   const events: CanonicalEvent[] = [
-    ev(seq++, { type: 'run-start', version: 1, messageId: 'm1' }),
+    ev(seq++, { type: 'run-start', version: 2, messageId: 'm1' }),
     ev(seq++, { type: 'reasoning-start', blockId: 'r1', variant: 'thinking' }),
     ev(seq++, { type: 'reasoning-delta', blockId: 'r1', delta: 'I should   greet.' }),
     ev(seq++, { type: 'reasoning-end', blockId: 'r1' }),
@@ -124,7 +124,7 @@ describe('stored history and the live stream merge', () => {
 
   test('a non-streaming answer: thinking only in tags is extracted', () => {
     const events = [
-      ev(0, { type: 'run-start', version: 1, messageId: 'm2' }),
+      ev(0, { type: 'run-start', version: 2, messageId: 'm2' }),
       ev(1, { type: 'text-start', blockId: 'b' }),
       ev(2, { type: 'text-delta', blockId: 'b', delta: '<think>Planning...</think>I will help you.' }),
       ev(3, { type: 'text-end', blockId: 'b' }),
@@ -223,7 +223,7 @@ describe('timeline is linear', () => {
     for (const n of [20_000, 80_000]) {
       const b = createTimelineBuilder();
       let seq = 0;
-      b.apply(ev(seq++, { type: 'run-start', version: 1, messageId: 'm' }));
+      b.apply(ev(seq++, { type: 'run-start', version: 2, messageId: 'm' }));
       b.apply(ev(seq++, { type: 'text-start', blockId: 't' }));
       b.apply(ev(seq++, { type: 'text-delta', blockId: 't', delta: '<think>' }));
       for (let i = 0; i < n; i++) {

@@ -813,7 +813,7 @@ function canonicalStream(): fc.Arbitrary<CanonicalEvent[]> {
       let n = 0;
       const ids = { n: () => ++n };
       const inits = [
-        { type: 'run-start', version: 1, messageId: 'msg_1', provider: 'test', ...start },
+        { type: 'run-start', version: 2, messageId: 'msg_1', provider: 'test', ...start },
         ...body.flatMap((p) => p(ids)),
         ...end,
       ];
@@ -975,7 +975,7 @@ describe('AG-UI encoder: structure', () => {
   test('todos: STATE_SNAPSHOT the first time, then STATE_DELTA on /todos', () => {
     const T = { runId: 'r', ts: 0 };
     const events = drain(createAgUiEncoder(), [
-      { ...T, seq: 0, type: 'run-start', version: 1, messageId: 'm' },
+      { ...T, seq: 0, type: 'run-start', version: 2, messageId: 'm' },
       { ...T, seq: 1, type: 'todos', change: 'create', todos: [{ id: '1', content: 'a', status: 'pending' }] },
       { ...T, seq: 2, type: 'todos', change: 'update', todos: [{ id: '1', content: 'a', status: 'completed' }] },
       { ...T, seq: 3, type: 'run-finish', finishReason: 'stop' },

@@ -670,7 +670,7 @@ function canonicalRun(): fc.Arbitrary<CanonicalEvent[]> {
       const n = () => ++id;
       let action = 0;
       let planning = 0;
-      const body: E[] = [{ type: 'run-start', version: 1, messageId: 'm', provider: 'smolagents' }, ...r.outside.flatMap((p) => p(n))];
+      const body: E[] = [{ type: 'run-start', version: 2, messageId: 'm', provider: 'smolagents' }, ...r.outside.flatMap((p) => p(n))];
       for (const s of r.steps) {
         const stepId = `st${n()}`;
         const start: E = { type: 'step-start', stepId, kind: s.kind };

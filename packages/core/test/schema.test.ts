@@ -42,7 +42,7 @@ test('validate locates problems by event index and field path', () => {
     '1 blockId: expected an open block "b1" (no text-start before it)',
     '2 seq: expected seq greater than 1, got 1',
     '3 toolName: Invalid input: expected string, received number',
-    "4 type: Invalid discriminator value. Expected 'run-start' | 'run-finish' | 'run-abort' | 'error' | 'step-start' | 'step-finish' | 'text-start' | 'text-delta' | 'text-end' | 'citation' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end' | 'tool-input-start' | 'tool-input-delta' | 'tool-input-end' | 'tool-output' | 'tool-error' | 'todos' | 'subagent-start' | 'subagent-finish' | 'source' | 'file' | 'usage' | 'status' | 'state-snapshot' | 'state-delta' | 'custom' | 'raw'",
+    "4 type: Invalid discriminator value. Expected 'run-start' | 'run-finish' | 'run-abort' | 'error' | 'step-start' | 'step-finish' | 'text-start' | 'text-delta' | 'text-end' | 'citation' | 'reasoning-start' | 'reasoning-delta' | 'reasoning-end' | 'tool-input-start' | 'tool-input-delta' | 'tool-input-end' | 'tool-output' | 'tool-error' | 'tool-approval-request' | 'tool-approval-response' | 'client-tool-call' | 'interrupt' | 'interrupt-response' | 'todos' | 'subagent-start' | 'subagent-finish' | 'source' | 'file' | 'usage' | 'status' | 'state-snapshot' | 'state-delta' | 'custom' | 'raw'",
     '5 runId: expected runId "r" (one run per stream), got "other"',
     '6 runId: expected runId "r" (one run per stream), got "other"',
     '6 type: expected nothing after the run ended, got "text-end"',

@@ -272,7 +272,7 @@ describe('WebSocket encoder: the contract in detail', () => {
     let seq = 0;
     const ev = (e: Record<string, unknown>) => ({ runId: 'r', seq: seq++, ts: 1000 + seq, ...e }) as CanonicalEvent;
     const stream = [
-      ev({ type: 'run-start', version: 1, messageId: 'm' }),
+      ev({ type: 'run-start', version: 2, messageId: 'm' }),
       ev({ type: 'tool-input-start', toolCallId: 'c1', toolName: 'search' }),
       ev({ type: 'tool-input-delta', toolCallId: 'c1', delta: '{"q":"x"}' }),
       ev({ type: 'tool-input-end', toolCallId: 'c1', toolName: 'search', input: { q: 'x' } }),
@@ -316,7 +316,7 @@ describe('WebSocket encoder: the contract in detail', () => {
     let seq = 0;
     const ev = (e: Record<string, unknown>) => ({ runId: 'r', seq: seq++, ts: 1000, ...e }) as CanonicalEvent;
     const frames = encode([
-      ev({ type: 'run-start', version: 1, messageId: 'm' }),
+      ev({ type: 'run-start', version: 2, messageId: 'm' }),
       ev({ type: 'step-start', stepId: 's', kind: 'model' }),
       ev({ type: 'todos', change: 'create', todos: [{ id: '1', content: 'a', status: 'pending' }] }),
       ev({ type: 'subagent-start', subagentId: 'sa', name: 'researcher' }),
@@ -397,7 +397,7 @@ describe('WebSocket reader: round trips', () => {
   test('long streams read back whole (parts joined once per block)', () => {
     let seq = 0;
     const ev = (e: Record<string, unknown>) => ({ runId: 'r', seq: seq++, ts: 0, ...e }) as CanonicalEvent;
-    const run = [ev({ type: 'run-start', version: 1, messageId: 'm' }), ev({ type: 'text-start', blockId: 'b' })];
+    const run = [ev({ type: 'run-start', version: 2, messageId: 'm' }), ev({ type: 'text-start', blockId: 'b' })];
     for (let i = 0; i < 20000; i++) run.push(ev({ type: 'text-delta', blockId: 'b', delta: String(i % 10) }));
     run.push(ev({ type: 'text-end', blockId: 'b' }), ev({ type: 'run-finish', finishReason: 'stop' }));
     const frames = encode(run);
@@ -789,7 +789,7 @@ function canonicalRun(): fc.Arbitrary<CanonicalEvent[]> {
       const body: E[] = [
         {
           type: 'run-start',
-          version: 1,
+          version: 2,
           messageId: 'msg_1',
           provider: 'anthropic',
           model: r.model,

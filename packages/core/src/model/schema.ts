@@ -98,7 +98,9 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S, des
 export const runStartSchema = event(
   'run-start',
   {
-    version: z.literal(CANONICAL_VERSION),
+    version: z
+      .union([z.literal(1), z.literal(CANONICAL_VERSION)])
+      .describe('Model version the run was written with. Version 1 runs are a subset of version 2 and load unchanged.'),
     messageId: z.string().describe('Id of the assistant message this run produces.'),
     chatId: z.string().optional(),
     parentRunId: z.string().optional(),
@@ -116,6 +118,14 @@ export const runFinishSchema = event(
     finishReason: finishReasonSchema,
     rawFinishReason: z.string().optional(),
     usage: usageSchema.optional().describe('Total over all steps.'),
+    pending: z
+      .strictObject({
+        approvalIds: z.array(z.string()).optional().describe('Tool approvals asked for and not answered in this run.'),
+        toolCallIds: z.array(z.string()).optional().describe('Tool calls left for the client to run.'),
+        interruptIds: z.array(z.string()).optional().describe('Interrupts not answered in this run.'),
+      })
+      .optional()
+      .describe('Set when the run ended waiting for a person or the client: the next run continues with the answers.'),
     providerMetadata: pm,
   },
   'A run ended; always the last event unless the run was aborted.',
@@ -222,6 +232,62 @@ export const toolErrorSchema = event(
   'A tool failed.',
 );
 
+export const toolApprovalRequestSchema = event(
+  'tool-approval-request',
+  {
+    approvalId: z.string().describe('Answered by a tool-approval-response with the same id.'),
+    toolCallId: z.string().describe('The tool call (already announced by tool-input-end) that waits for approval.'),
+    toolName: z.string().optional(),
+    reason: z.string().optional().describe('Why approval is needed, for the person asked.'),
+    providerMetadata: pm,
+  },
+  'A tool call waits for a person to approve it; the run ends waiting unless the answer arrives in it.',
+);
+export const toolApprovalResponseSchema = event(
+  'tool-approval-response',
+  {
+    approvalId: z.string(),
+    toolCallId: z.string().optional(),
+    approved: z.boolean(),
+    reason: z.string().optional().describe('Why it was approved or denied.'),
+    by: z.string().optional().describe('Who answered (a user id), when known.'),
+    providerExecuted: z.boolean().optional(),
+    providerMetadata: pm,
+  },
+  'The answer to a tool approval request. A denied tool does not run.',
+);
+export const clientToolCallSchema = event(
+  'client-tool-call',
+  {
+    toolCallId: z.string().describe('A tool call announced by tool-input-end that the client must run.'),
+    toolName: z.string().optional(),
+  },
+  'A tool call left for the client (a frontend tool): its output arrives with the next request.',
+);
+export const interruptSchema = event(
+  'interrupt',
+  {
+    interruptId: z.string().describe('Answered by an interrupt-response with the same id.'),
+    reason: z.string().describe('Open vocabulary, e.g. `input_required`, `human_approval`.'),
+    message: z.string().optional().describe('A prompt for whoever answers.'),
+    toolCallId: z.string().optional(),
+    value: json.optional().describe('What the agent attached (a LangGraph interrupt value, a form, a diff).'),
+    responseSchema: z.record(z.string(), json).optional().describe('JSON Schema of the expected answer.'),
+    expiresAt: z.string().optional(),
+    providerMetadata: pm,
+  },
+  'The agent stops to ask for something; the run ends waiting, the next run resumes with the answer.',
+);
+export const interruptResponseSchema = event(
+  'interrupt-response',
+  {
+    interruptId: z.string(),
+    status: z.enum(['resolved', 'cancelled']).describe('cancelled: abandoned (for an approval: a denial).'),
+    payload: json.optional().describe('The answer.'),
+    by: z.string().optional(),
+  },
+  'The answer to an interrupt, at the start of the run that resumes.',
+);
 export const todosSchema = event(
   'todos',
   {
@@ -320,6 +386,11 @@ export const canonicalEventSchema = z.discriminatedUnion('type', [
   toolInputEndSchema,
   toolOutputSchema,
   toolErrorSchema,
+  toolApprovalRequestSchema,
+  toolApprovalResponseSchema,
+  clientToolCallSchema,
+  interruptSchema,
+  interruptResponseSchema,
   todosSchema,
   subagentStartSchema,
   subagentFinishSchema,
@@ -336,7 +407,7 @@ export const canonicalEventSchema = z.discriminatedUnion('type', [
 /** The JSON Schema of one canonical event (what `npm run schema` writes to disk). */
 export function canonicalJsonSchema(): Record<string, unknown> {
   return {
-    $id: 'urn:switchboard:canonical-event:v1',
+    $id: 'urn:switchboard:canonical-event:v2',
     title: 'Switchboard canonical event',
     ...z.toJSONSchema(canonicalEventSchema, { target: 'draft-2020-12' }),
   };

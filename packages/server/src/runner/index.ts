@@ -11,5 +11,16 @@ export type { InProcessAgent, InProcessContext } from './in-process.ts';
 export { AgentError, runInProcess } from './in-process.ts';
 export { liveAgentProcesses, runProcessAgent } from './process.ts';
 export { RunSequencer } from './sequencer.ts';
-export type { AgentExit, AgentLimits, AgentRun, LogLevel, RunMessage, RunnerLogger, RunOptions, RunRequest } from './types.ts';
+export type {
+  AgentExit,
+  AgentLimits,
+  AgentRun,
+  ClientTool,
+  LogLevel,
+  ResumeAnswer,
+  RunMessage,
+  RunnerLogger,
+  RunOptions,
+  RunRequest,
+} from './types.ts';
 export { consoleLogger, DEFAULT_LIMITS } from './types.ts';

@@ -6,6 +6,15 @@ import type { CanonicalEvent } from '@switchboard/core';
 /** One message of the conversation (an AI SDK `UIMessage`, loosely typed). */
 export type RunMessage = { id: string; role: string; parts: readonly object[] };
 
+/**
+ * A tool the client declared and runs itself (a frontend tool: AG-UI `tools`, or `tools` in a chat
+ * request body). The agent may call it; the run then ends waiting for the client's output.
+ */
+export type ClientTool = { name: string; description?: string; parameters?: { [key: string]: unknown } };
+
+/** The answer to an interrupt that ended the chat's previous run (AG-UI `ResumeEntry`). */
+export type ResumeAnswer = { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown };
+
 export { DEFAULT_LIMITS } from '../config/defaults.ts';
 export type { AgentLimits } from '../config/types.ts';
 
@@ -19,6 +28,10 @@ export interface RunRequest {
   messageId?: string;
   /** The whole conversation, oldest first; the agent answers the last user message. */
   messages: readonly RunMessage[];
+  /** Frontend tools the client declared for this run. */
+  tools?: readonly ClientTool[];
+  /** Answers to the interrupts of the previous run, when this run resumes it. */
+  resume?: readonly ResumeAnswer[];
   /**
    * Aborts the run (client gone): the agent is stopped and the run ends with `run-abort`, after the
    * events it produced so far.
