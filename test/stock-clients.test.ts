@@ -78,6 +78,14 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
           agent('bad-line', [text('one two '), 'this line is not JSON', text('three'), { type: 'done', data: {} }]),
           agent('boom', [text('half an answer'), { type: 'error', data: { message: 'boom' } }]),
           rolesAgent,
+          agent('tools', [
+            { type: 'thinking', data: { content: 'Count the words first.' } },
+            { type: 'tool_use', data: { id: 'call_1', name: 'count_words', input: { text: 'a b c' } } },
+            { type: 'tool_result', data: { tool_use_id: 'call_1', content: { words: 3 } } },
+            text('Three words.'),
+            { type: 'result', data: { duration_ms: 5, usage: { input_tokens: 7, output_tokens: 3 } } },
+            { type: 'done', data: {} },
+          ]),
         ],
         builtins: { demo: { delayMs: 0 } },
       },
@@ -136,6 +144,21 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
     // using this predicate for sendAutomaticallyWhen does not re-send for ever.
     assert.equal(lastAssistantMessageIsCompleteWithToolCalls({ messages: chat.current.messages }), false);
   });
+
+  for (const name of ['demo', 'tools', 'boom']) {
+    test(`live equals reloaded (${name}): the message the client holds deep-equals the history's, metadata included`, async () => {
+      const chatId = `stock-live-reloaded-${name}`;
+      const chat = new StockChat(`${s.url}/api/chat?agent=${name}`, chatId);
+      await chat.sendMessage({ text: 'hi' });
+      const history = (await (await fetch(`${s.url}/api/chats/${chatId}/messages?protocol=ai-sdk`)).json()) as UIMessage[];
+      // JSON: the live parts carry keys set to undefined.
+      const live = JSON.parse(JSON.stringify(chat.current.messages)) as UIMessage[];
+      assert.deepEqual(live, history);
+      const ours = (history.at(-1)?.metadata as { switchboard: { status: string; runId: string } }).switchboard;
+      assert.equal(ours.status, name === 'boom' ? 'error' : 'complete');
+      assert.ok(ours.runId);
+    });
+  }
 
   test('resume on a chat the server has never seen: 204, the chat stays ready', async () => {
     const chat = new StockChat(`${s.url}/api/chat`, 'stock-never-seen');

@@ -14,6 +14,7 @@ import {
   encryptedReasoningOf,
   type Json,
   type JsonObject,
+  messageSummaryMetadata,
   type ProviderMetadata,
   splitThinkTags,
   type TimelineItem,
@@ -169,13 +170,17 @@ export function toUIMessages(messages: readonly PersistedMessage[], options: His
     const md = m.metadata;
     let metadata: JsonObject | undefined = md.runMetadata ? { ...md.runMetadata } : undefined;
     if (options.metadata ?? true) {
-      const ours: JsonObject = { runId: m.runId, persistenceState: m.persistenceState, status: md.status };
-      if (md.model !== undefined) ours.model = md.model;
-      if (md.usage !== undefined) ours.usage = md.usage as Json;
-      if (md.stopReason !== undefined) ours.stopReason = md.stopReason;
-      if (md.durationMs !== undefined) ours.durationMs = md.durationMs;
-      if (md.error !== undefined)
-        ours.error = { message: md.error.message, ...(md.error.code !== undefined ? { code: md.error.code } : {}) };
+      // The same shape the AI SDK encoder sends live (core's model/run-summary.ts).
+      const ours = messageSummaryMetadata({
+        runId: m.runId,
+        persistenceState: m.persistenceState,
+        status: md.status,
+        ...(md.model !== undefined ? { model: md.model } : {}),
+        ...(md.usage !== undefined ? { usage: md.usage } : {}),
+        ...(md.stopReason !== undefined ? { stopReason: md.stopReason } : {}),
+        ...(md.durationMs !== undefined ? { durationMs: md.durationMs } : {}),
+        ...(md.error !== undefined ? { error: md.error } : {}),
+      });
       metadata = { ...metadata, [ns]: ours };
     }
     if (metadata) out.metadata = metadata;

@@ -129,6 +129,7 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   abortOnDisconnect(core, c.req.raw, run);
   return resumeSseResponse(core.store, run.runId, 'ai-sdk', null, {
     namespace: core.namespace,
+    messageMetadata: true,
     signal: c.req.raw.signal,
     headers: runHeaders(run.runId, chatId),
   });
@@ -150,6 +151,7 @@ export async function resumeChat(c: GatewayContext): Promise<Response> {
   if (!run) return new Response(null, { status: 204 });
   return resumeSseResponse(core.store, run.id, 'ai-sdk', last.id, {
     namespace: core.namespace,
+    messageMetadata: true,
     signal: c.req.raw.signal,
     headers: runHeaders(run.id, chatId),
   });
