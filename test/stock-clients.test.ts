@@ -154,9 +154,9 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
       // JSON: the live parts carry keys set to undefined.
       const live = JSON.parse(JSON.stringify(chat.current.messages)) as UIMessage[];
       assert.deepEqual(live, history);
-      const ours = (history.at(-1)?.metadata as { switchboard: { status: string; runId: string } }).switchboard;
-      assert.equal(ours.status, name === 'boom' ? 'error' : 'complete');
-      assert.ok(ours.runId);
+      const ours = (history.at(-1) as UIMessage<{ switchboard: { status: string; runId: string } }>).metadata?.switchboard;
+      assert.equal(ours?.status, name === 'boom' ? 'error' : 'complete');
+      assert.ok(ours?.runId);
     });
   }
 
