@@ -11,6 +11,8 @@
  */
 import {
   type CanonicalEvent,
+  createAgUiEncoder,
+  createAgUiReducer,
   encryptedReasoningOf,
   type Json,
   type JsonObject,
@@ -216,8 +218,9 @@ function toolArguments(p: ToolPart): string {
 /**
  * One assistant message → AG-UI messages, segmented like the AG-UI encoder does it live: text and
  * tool calls go to an assistant message (id = the message id, then `<id>-<n>`), a new one after an
- * explicit step boundary, a reasoning block or a tool result; each reasoning block is a `reasoning`
- * message; each tool result a `tool` message right after the assistant message that made the call.
+ * explicit step boundary or the result of a tool the client side ran (one message per provider
+ * response); each reasoning block with text (or an encrypted value) is a `reasoning` message; each tool
+ * result a `tool` message right after the assistant message that made the call.
  */
 function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean): AgUiMessageLike[] {
   const base = m.id;
@@ -265,10 +268,10 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
         if (p.stepId !== undefined) current.delete(owner);
         break;
       case 'reasoning': {
-        current.delete(owner);
-        if (!sendReasoning) break;
-        const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
+        // As the encoder: a block with nothing to show is no message, and it does not end the assistant message.
         const encrypted = encryptedReasoningOf(p.providerMetadata);
+        if (!sendReasoning || (p.text === '' && encrypted === undefined)) break;
+        const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
         if (encrypted !== undefined) msg.encryptedValue = encrypted;
         const ours: JsonObject = { variant: p.variant };
         if (p.durationMs !== undefined) ours.durationMs = p.durationMs;
@@ -316,7 +319,7 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
           while (i < list.length && list[i].role === 'tool') i++;
           list.splice(i, 0, msg);
         }
-        current.delete(owner);
+        if (!p.providerExecuted) current.delete(owner);
         break;
       }
       default:
@@ -333,6 +336,37 @@ export function toAgUiMessages(messages: readonly PersistedMessage[], options: H
   for (const m of messages) {
     if (m.role === 'assistant') out.push(...agUiOfAssistant(m, ns, options.sendReasoning ?? true));
     else out.push({ id: m.id, role: m.role, content: m.content });
+  }
+  return out;
+}
+
+/**
+ * A chat's AG-UI messages exactly as an AG-UI client holds them after following each run live: every
+ * run's log through the AG-UI encoder and core's AG-UI reducer (the apply step of `@ag-ui/client`), so
+ * ids, segmentation and the metadata the events carried are the live ones. What `loadHistory` serves;
+ * {@link toAgUiMessages} builds the same messages from the persisted message alone, without that metadata.
+ */
+export async function agUiMessagesFromLog(
+  store: Store,
+  messages: readonly PersistedMessage[],
+  options: HistoryOptions = {},
+): Promise<AgUiMessageLike[]> {
+  const out: AgUiMessageLike[] = [];
+  const encoderOptions = {
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    ...(options.sendReasoning !== undefined ? { sendReasoning: options.sendReasoning } : {}),
+    ...(options.sendSources !== undefined ? { sendSources: options.sendSources } : {}),
+  };
+  for (const m of messages) {
+    if (m.role !== 'assistant') {
+      out.push({ id: m.id, role: m.role, content: m.content });
+      continue;
+    }
+    const encoder = createAgUiEncoder(encoderOptions);
+    const reducer = createAgUiReducer({ warn: () => {} });
+    for (const e of await store.read(m.runId)) for (const ev of encoder.push(e)) reducer.apply(ev);
+    if (m.persistenceState === 'persisted') for (const ev of encoder.end()) reducer.apply(ev);
+    out.push(...(reducer.messages as AgUiMessageLike[]));
   }
   return out;
 }
@@ -506,7 +540,7 @@ export async function loadHistory<P extends HistoryProtocol>(
     case 'ai-sdk':
       return toUIMessages(messages, options) as HistoryOf[P];
     case 'ag-ui':
-      return toAgUiSnapshot(messages, options) as HistoryOf[P];
+      return { type: 'MESSAGES_SNAPSHOT', messages: await agUiMessagesFromLog(store, messages, options) } as HistoryOf[P];
     default:
       return toTimeline(messages, options) as HistoryOf[P];
   }

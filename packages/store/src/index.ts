@@ -19,6 +19,7 @@ export type {
   UIPartLike,
 } from './history.ts';
 export {
+  agUiMessagesFromLog,
   canonicalHistory,
   extractThinkTags,
   HISTORY_PROTOCOLS,
