@@ -34,7 +34,7 @@ import {
   type ToolPart,
   type UserMessage,
 } from './projection.ts';
-import { type RunStatus, type Store, StoreError } from './store.ts';
+import { type Chat, type RunStatus, type Store, StoreError } from './store.ts';
 
 /** The protocols history can be loaded in. */
 export const HISTORY_PROTOCOLS = ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] as const;
@@ -504,6 +504,29 @@ export async function canonicalHistory(store: Store, chatId: string): Promise<Ca
 }
 
 // ---------------------------------------------------------------------------------------------
+// Superseded answers (a regenerate)
+// ---------------------------------------------------------------------------------------------
+
+/** Chat metadata key listing the messages a regenerate replaced: kept in the store (runs, events) for audit, left out of history. */
+export const SUPERSEDED_KEY = 'superseded';
+
+/** The ids of a chat's superseded messages. */
+export function supersededOf(chat: Chat | undefined): Set<string> {
+  const list = chat?.metadata?.[SUPERSEDED_KEY];
+  return new Set(Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
+}
+
+/** Marks messages of a chat superseded (a regenerate replaced them): history no longer shows them. */
+export async function supersedeMessages(store: Store, chatId: string, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const chat = await store.getChat(chatId);
+  if (!chat) return;
+  const ids = supersededOf(chat);
+  for (const id of messageIds) ids.add(id);
+  await store.updateChat(chatId, { metadata: { ...chat.metadata, [SUPERSEDED_KEY]: [...ids] } });
+}
+
+// ---------------------------------------------------------------------------------------------
 // One entry point (what `GET /api/chats/:id/messages?protocol=…` calls)
 // ---------------------------------------------------------------------------------------------
 
@@ -532,9 +555,12 @@ export async function loadHistory<P extends HistoryProtocol>(
       'invalid',
       `unknown history protocol ${JSON.stringify(protocol)}; expected one of ${HISTORY_PROTOCOLS.join(', ')}`,
     );
-  if (!(await store.getChat(chatId))) throw new StoreError('not_found', `no chat ${chatId}`);
+  const chat = await store.getChat(chatId);
+  if (!chat) throw new StoreError('not_found', `no chat ${chatId}`);
+  // The canonical history is the audit view: it keeps superseded answers.
   if (protocol === 'canonical') return (await canonicalHistory(store, chatId)) as HistoryOf[P];
-  let messages = await store.listMessages(chatId);
+  const superseded = supersededOf(chat);
+  let messages = (await store.listMessages(chatId)).filter((m) => !superseded.has(m.id));
   if (options.includePending === false) messages = messages.filter((m) => m.role !== 'assistant' || m.persistenceState === 'persisted');
   switch (protocol) {
     case 'ai-sdk':
