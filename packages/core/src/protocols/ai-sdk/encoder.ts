@@ -20,13 +20,18 @@ import type { Machine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, EventOf, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
 import { messageSummaryMetadata, RunSummary } from '../../model/run-summary.ts';
 import { parsePartialJson } from '../../transforms/partial-json.ts';
+import { createSeed000Blocks } from '../../transforms/seed000.ts';
 
 import type { AiSdkChunk } from './schema.ts';
 
 export type { AiSdkChunk } from './schema.ts';
 
 export interface AiSdkEncoderOptions {
-  /** providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000 clients. */
+  /**
+   * providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000
+   * clients, which also switches on seed 000's formatter conventions (transforms/seed000.ts: todos as
+   * processing-block text, tool calls not closing the processing block).
+   */
   namespace?: string;
   /** Send reasoning blocks (default true). */
   sendReasoning?: boolean;
@@ -112,6 +117,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   let ended = false;
   let citationCount = 0;
   const summary = options.messageMetadata ? new RunSummary() : undefined;
+  const seed000 = ns === 'mobox' ? createSeed000Blocks() : undefined;
   /** The summary as message metadata, as history holds it now (persisted once the run ended). */
   const finalMetadata = (): JsonObject | undefined =>
     summary && { [ns]: messageSummaryMetadata(summary.summary(summary.closed ? 'persisted' : 'pending')) };
@@ -391,14 +397,18 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       if (ended) return [];
       summary?.apply(e);
       const out: AiSdkChunk[] = [];
-      // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
-      const holds = CLOSING.has(e.type) || (summary !== undefined && e.type === 'step-finish');
-      if (fatalError !== undefined && !holds) flushFatal(out);
-      encode(e, out);
+      for (const x of seed000 ? seed000.push(e) : [e]) {
+        if (ended) break;
+        // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
+        const holds = CLOSING.has(x.type) || (summary !== undefined && x.type === 'step-finish');
+        if (fatalError !== undefined && !holds) flushFatal(out);
+        encode(x, out);
+      }
       return out;
     },
     end() {
       const out: AiSdkChunk[] = [];
+      if (!ended && seed000) for (const x of seed000.end()) encode(x, out);
       if (!ended) flushFatal(out);
       return out;
     },
