@@ -60,12 +60,19 @@ function schemaCheck(validator: (frames: object[]) => { ok: boolean; issues: { i
  * Protocol checks: the official implementation where one exists (ai, @ag-ui/client), else the zod
  * schemas written from the seeds (ws: seed 004, dsagent: seed 003).
  */
+const withText = (reasoning: readonly string[]) => reasoning.filter((r) => r !== '');
+
 const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | undefined>>> = {
   'ai-sdk': async (frames) => {
     const chunks = await parseAiSdkSse(sse(frames, '[DONE]'));
     const { message } = await assembleChunks(chunks);
     const s = summarizeMessage(message);
-    return { text: s.text, reasoning: s.reasoning, tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })) };
+    // AG-UI sends no message for a reasoning block without text (peer convention): compare the ones with text.
+    return {
+      text: s.text,
+      reasoning: withText(s.reasoning),
+      tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })),
+    };
   },
   'ag-ui': async (frames) => {
     const issues = schemaIssues(frames);
@@ -74,7 +81,11 @@ const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | u
     if (run.error) throw new Error(`@ag-ui/client: ${String(run.error)}`);
     if (run.warnings.length) throw new Error(`@ag-ui/client warned: ${run.warnings[0]}`);
     const s = summarizeAgUi(run.messages);
-    return { text: s.text, reasoning: s.reasoning, tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })) };
+    return {
+      text: s.text,
+      reasoning: withText(s.reasoning),
+      tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })),
+    };
   },
   ws: schemaCheck(validateWsEvents),
   dsagent: schemaCheck(validateDsAgentMessages),
