@@ -302,7 +302,10 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
         }
         const isError = p.state === 'output-error';
         const content = isError ? (p.errorText ?? 'error') : typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
-        const msg: AgUiMessageLike = { id: unique(`${base}:${p.toolCallId}:result`), role: 'tool', toolCallId: p.toolCallId, content };
+        // A client tool's result keeps the id of the client's own tool message (continuation.ts in the server).
+        const own = p.resultProviderMetadata?.[ns]?.messageId;
+        const id = typeof own === 'string' ? unique(own) : unique(`${base}:${p.toolCallId}:result`);
+        const msg: AgUiMessageLike = { id, role: 'tool', toolCallId: p.toolCallId, content };
         if (isError) msg.error = p.errorText ?? 'error';
         if (owner !== undefined) msg.subagentRunId = owner;
         const at = list.indexOf(ownerOfCall.get(p.toolCallId) as AgUiMessageLike);

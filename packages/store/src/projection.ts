@@ -118,6 +118,7 @@ export class Projector {
     this.offset += this.last + 1;
     this.last = -1;
     this.closed = undefined;
+    this.mirror.newRun();
     return this;
   }
 
