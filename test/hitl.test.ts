@@ -97,10 +97,28 @@ const agUiShape = (list: Message[]) =>
       ...('toolCallId' in m ? { toolCallId: m.toolCallId } : {}),
     }));
 
+/** A process agent that asks for a number (an `interrupt` line), then answers with the `resume` it gets on stdin. */
+const askerAgent = {
+  name: 'asker',
+  command: process.execPath,
+  args: [
+    '-e',
+    `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+      const { resume } = JSON.parse(s);
+      const line = (type, data) => process.stdout.write(JSON.stringify({ type, data }) + '\\n');
+      if (resume) line('text', { content: 'You picked ' + resume[0].payload.answer });
+      else line('interrupt', { id: 'int_1', reason: 'input_required', message: 'Pick a number' });
+      line('done', {});
+    });`,
+  ],
+  framework: 'claude',
+};
+
 let s: RunningServer;
 before(async () => {
   const config = resolveConfig(
     {
+      agents: [askerAgent],
       builtins: { demo: { delayMs: 0 } },
       tokens: [
         { token: 'token-alice', name: 'alice' },
@@ -250,6 +268,41 @@ describe('stock AG-UI client (HttpAgent): interrupts, resume and frontend tools'
     const said = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content);
     assert.ok(said.includes('You are in Paris'), JSON.stringify(agent.messages));
     assert.deepEqual(agUiShape((await history(threadId, 'ag-ui')).messages), agUiShape(agent.messages));
+  });
+});
+
+describe('a generic interrupt (a process agent)', () => {
+  test('AG-UI: RUN_FINISHED with the interrupt; the resume entry reaches the agent on stdin', async () => {
+    const threadId = `hitl-agui-interrupt-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${s.url}/api/agui?agent=asker`, threadId, headers: ALICE });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'ask me' });
+    await agent.runAgent({ runId: randomUUID() });
+    assert.deepEqual(
+      agent.pendingInterrupts.map((i) => [i.id, i.reason, i.message]),
+      [['int_1', 'input_required', 'Pick a number']],
+    );
+    const resume = buildResumeArray(agent.pendingInterrupts, { int_1: { status: 'resolved', payload: { answer: 42 } } });
+    await agent.runAgent({ runId: randomUUID(), resume });
+    const said = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content);
+    assert.deepEqual(said, ['You picked 42']);
+    assert.deepEqual(agent.pendingInterrupts, []);
+    assert.deepEqual(agUiShape((await history(threadId, 'ag-ui')).messages), agUiShape(agent.messages));
+    // The AI SDK history keeps the question and the answer as data parts of the one assistant message.
+    const ui = (await history(threadId, 'ai-sdk')) as UIMessage[];
+    assert.equal(ui.length, 2);
+    const data = ui[1].parts.filter((p) => p.type.startsWith('data-interrupt')) as {
+      type: string;
+      id: string;
+      data: Record<string, unknown>;
+    }[];
+    assert.deepEqual(
+      data.map((p) => [p.type, p.id, p.data.status ?? p.data.reason]),
+      [
+        ['data-interrupt', 'int_1', 'input_required'],
+        ['data-interrupt-response', 'int_1', 'resolved'],
+      ],
+    );
+    assert.deepEqual(data[1].data.by, 'alice');
   });
 });
 

@@ -453,6 +453,13 @@ export class PartsMirror {
         return;
       case 'client-tool-call':
         return;
+      case 'interrupt':
+      case 'interrupt-response': {
+        // The encoder's data-interrupt / data-interrupt-response parts, by interrupt id.
+        const { type, runId: _r, seq: _s, ts: _t, subagentId: _a, ...data } = e;
+        this.data(e, type, e.interruptId, data as JsonObject);
+        return;
+      }
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
           if (this.sourceUrls.has(e.url)) return;
