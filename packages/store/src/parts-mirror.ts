@@ -108,7 +108,13 @@ function approval(
   const part = m.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
   if (part) {
     part.state = 'approval-responded';
-    part.approval = { ...part.approval, id: e.approvalId, approved: e.approved, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
+    part.approval = {
+      ...part.approval,
+      id: e.approvalId,
+      approved: e.approved,
+      ...(e.reason !== undefined ? { reason: e.reason } : {}),
+      ...(e.by !== undefined ? { by: e.by } : {}),
+    };
     if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
     if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
   }
