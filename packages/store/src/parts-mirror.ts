@@ -104,8 +104,10 @@ function approval(
   }
   const toolCallId = m.approvals.get(e.approvalId) ?? e.toolCallId;
   if (toolCallId !== undefined && !m.knownTools.has(toolCallId)) m.earlier.add(toolCallId);
-  // The client looks the part up by approval id (the first with it).
-  const part = m.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
+  // The client looks the part up by approval id (the first with it); a denial read from a bare
+  // tool-output-denied sends no approval chunk (the encoder's `deniedOnly`).
+  const chunk = e.providerMetadata?.['ai-sdk']?.deniedOnly !== true;
+  const part = chunk ? m.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId) : undefined;
   if (part) {
     part.state = 'approval-responded';
     part.approval = {
