@@ -99,16 +99,16 @@ export type ToolState =
   | 'output-error'
   | 'output-denied';
 
-/** A tool call's approval, as the AI SDK tool part holds it (`approval`). */
+/**
+ * A tool call's approval as the AI SDK client keeps it on the part: the request's id (and its
+ * reason as `requestReason`), then the answer (`approved`, `reason`). Kept once the tool has run.
+ */
 export interface ToolApproval {
   id: string;
-  /** Why approval was asked (`tool-approval-request.reason`). */
   requestReason?: string;
-  /** The answer, once there is one. */
   approved?: boolean;
-  /** Why it was approved or denied. */
   reason?: string;
-  /** Who answered. */
+  /** Who answered (the client's part has no such field: history leaves it out of the AI SDK part). */
   by?: string;
 }
 
@@ -130,8 +130,6 @@ export interface ToolPart extends PartBase {
   errorOutput?: Json;
   preliminary?: boolean;
   providerExecuted?: boolean;
-  /** The approval asked for the call and its answer. */
-  approval?: ToolApproval;
   callProviderMetadata?: ProviderMetadata;
   resultProviderMetadata?: ProviderMetadata;
   startedAt: number;
@@ -140,6 +138,8 @@ export interface ToolPart extends PartBase {
   durationMs?: number;
   /** seq of the output / error event. */
   outputSeq?: number;
+  /** The approval asked for (and its answer), when the call needed one. */
+  approval?: ToolApproval;
 }
 
 export interface SourcePart extends PartBase {
@@ -250,6 +250,15 @@ export interface AssistantMetadata {
   runMetadata?: JsonObject;
   /** run-start's and run-finish's providerMetadata, merged. */
   providerMetadata?: ProviderMetadata;
+  /** What the (last) run ended waiting for: approvals, client tool calls, interrupts (run-finish `pending`). */
+  pending?: EventOf<'run-finish'>['pending'];
+  /**
+   * The runs that built the message, oldest first, when there is more than one: a run that ended
+   * waiting and the continuation runs that answered it (each with this message id).
+   */
+  runs?: string[];
+  /** With `runs`: the seq (as the parts number them) at which each run begins. */
+  runSeqs?: number[];
 }
 
 /** The persisted assistant message of one run. */
@@ -292,12 +301,6 @@ export interface ProjectorInit {
   messageId?: string;
   /** createdAt of the message (default: run-start's ts). */
   createdAt?: number;
-  /**
-   * The parts of the assistant message this run continues (a run that answers approvals or client tool
-   * calls): the run's parts follow them, and its answers and outputs settle the calls among them, as
-   * the AI SDK client continuing that message does.
-   */
-  continues?: readonly MessagePart[];
 }
 
 /** Merges providerMetadata per provider key (core's, re-exported for the store's users). */

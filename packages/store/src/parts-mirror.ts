@@ -29,7 +29,6 @@ import {
   type StepStartPart,
   type StoredCitation,
   type TextPart,
-  type ToolApproval,
   type ToolPart,
 } from './message.ts';
 
@@ -58,53 +57,76 @@ export function sourceInfo(e: EventOf<'source'>): SourceInfo {
   return s;
 }
 
-/** An event's fields without its envelope and type (a data part's data). */
-function withoutEnvelope(e: CanonicalEvent): JsonObject {
-  const { type: _type, runId: _r, seq: _s, ts: _t, subagentId: _sa, ...data } = e;
-  return data as JsonObject;
+function endText(t: TextState, ts: number, seq: number, pm: ProviderMetadata | undefined): void {
+  t.part.text = t.text.toString();
+  t.part.endSeq = seq;
+  t.part.state = 'done';
+  t.part.endedAt = ts;
+  if (pm) t.part.providerMetadata = pm;
 }
 
-/** A tool output or error lands on its part. */
-function settle(part: ToolPart, e: EventOf<'tool-output'> | EventOf<'tool-error'>): void {
-  part.endedAt = e.ts;
-  part.durationMs = e.ts - part.startedAt;
-  part.outputSeq = e.seq;
-  if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-  if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
-  if (e.type === 'tool-output') {
-    part.state = 'output-available';
-    part.output = e.output;
-    delete part.errorText;
-    if (e.preliminary) part.preliminary = true;
-    else delete part.preliminary;
-  } else {
-    part.state = 'output-error';
-    part.errorText = e.error;
-    delete part.output;
-    if (e.output !== undefined) part.errorOutput = e.output;
-    delete part.preliminary;
+function endReasoning(r: ReasoningState, ts: number, pm: ProviderMetadata | undefined): void {
+  r.part.text = r.text.toString();
+  r.part.state = 'done';
+  r.part.endedAt = ts;
+  r.part.durationMs = ts - r.part.startedAt;
+  const merged = mergeProviderMetadata(r.startPm, pm);
+  if (merged) r.part.providerMetadata = merged;
+}
+
+/** A tool part by call id, searched backwards down to (not including) index `after`: readUIMessageStream's lookups (-1: the whole message). */
+function toolIn(parts: readonly MessagePart[], toolCallId: string, after = -1): ToolPart | undefined {
+  for (let i = parts.length - 1; i > after; i--) {
+    const p = parts[i];
+    if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
   }
+  return undefined;
 }
 
 /**
- * A tool approval's answer on the parts (the client's tool-approval-response, then for a denial its
- * tool-output-denied on `call`): the approval answered, the call denied.
+ * An approval asked for, or answered, as the AI SDK client keeps it on the tool part: asked →
+ * `approval-requested` with `approval: { id, requestReason? }`; answered → `approval-responded` with
+ * the answer in `approval` (what `addToolApprovalResponse` sets on the client before it sends),
+ * and a denial then `output-denied` (the encoder's `tool-output-denied`).
  */
-function answerApproval(parts: readonly MessagePart[], e: EventOf<'tool-approval-response'>, call: ToolPart | undefined): void {
-  const part = parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
+function approval(
+  m: { parts: MessagePart[]; knownTools: ReadonlySet<string>; earlier: Set<string>; approvals: Map<string, string> },
+  e: EventOf<'tool-approval-request'> | EventOf<'tool-approval-response'>,
+): void {
+  if (e.type === 'tool-approval-request') {
+    const known = m.knownTools.has(e.toolCallId) || m.earlier.has(e.toolCallId);
+    const part = known ? toolIn(m.parts, e.toolCallId) : undefined;
+    if (!part) return;
+    m.approvals.set(e.approvalId, e.toolCallId);
+    part.state = 'approval-requested';
+    part.approval = { id: e.approvalId, ...(e.reason !== undefined ? { requestReason: e.reason } : {}) };
+    return;
+  }
+  const toolCallId = m.approvals.get(e.approvalId) ?? e.toolCallId;
+  if (toolCallId !== undefined && !m.knownTools.has(toolCallId)) m.earlier.add(toolCallId);
+  // The client looks the part up by approval id (the first with it); a denial read from a bare
+  // tool-output-denied sends no approval chunk (the encoder's `deniedOnly`).
+  const chunk = e.providerMetadata?.['ai-sdk']?.deniedOnly !== true;
+  const part = chunk ? m.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId) : undefined;
   if (part) {
     part.state = 'approval-responded';
-    part.approval = { ...(part.approval as ToolApproval), approved: e.approved };
-    if (e.reason !== undefined) part.approval.reason = e.reason;
-    if (e.by !== undefined) part.approval.by = e.by;
+    part.approval = {
+      ...part.approval,
+      id: e.approvalId,
+      approved: e.approved,
+      ...(e.reason !== undefined ? { reason: e.reason } : {}),
+      ...(e.by !== undefined ? { by: e.by } : {}),
+    };
     if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
     if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
   }
-  if (!e.approved && call) {
-    // No outputSeq: a denied call has no result (AG-UI history shows none, as live).
-    call.state = 'output-denied';
-    call.endedAt = e.ts;
-  }
+  if (e.approved || toolCallId === undefined) return;
+  // tool-output-denied settles the call.
+  const denied = toolIn(m.parts, toolCallId);
+  if (!denied) return;
+  denied.state = 'output-denied';
+  denied.endedAt = e.ts;
+  denied.durationMs = e.ts - denied.startedAt;
 }
 
 /** The AI SDK parts of one run, built event by event. */
@@ -118,33 +140,24 @@ export class PartsMirror {
   private stepOpen = false;
   private readonly openText = new Map<string, TextState>();
   private readonly openReasoning = new Map<string, ReasoningState>();
-  /** Tool calls the encoder knows (it never forgets one). */
-  private readonly knownTools = new Set<string>();
+  /** Tool calls the encoder knows in this run (it never forgets one). */
+  readonly knownTools = new Set<string>();
+  /** Tool calls of the message this run continues, answered in it (the encoder's `earlier`). */
+  readonly earlier = new Set<string>();
+  /** Whether a step has opened in this run (a continuation's answers come before the first). */
+  private stepped = false;
   /** Tool calls whose input streams (readUIMessageStream's partialToolCalls). */
   private readonly toolInputs = new Map<string, ToolInputState>();
   private readonly pendingCitations = new Map<string, StoredCitation[]>();
   private citationCount = 0;
   private readonly dataById = new Map<string, DataPart>();
+  /** approvalId → toolCallId of the approvals asked in this run. */
+  readonly approvals = new Map<string, string>();
   /** Index of the last step-start part (current step = parts after it). */
   private stepIndex = -1;
-  /** Whether a step opened in this run (a continuation's answers come before the first). */
-  private stepped = false;
-  /** Tool calls of the message this run continues, answered in this run (the encoder opens no part for them). */
-  private readonly earlier = new Set<string>();
-  /** approvalId → toolCallId of the approvals asked in this run. */
-  private readonly approvals = new Map<string, string>();
 
-  /**
-   * `continued`: the parts of the assistant message this run continues (a run that answers an approval
-   * or a client tool call), as the client holds it: outputs and answers find their calls there.
-   */
-  constructor(sources: SourceInfo[], continued: readonly MessagePart[] = []) {
+  constructor(sources: SourceInfo[]) {
     this.sources = sources;
-    for (const p of continued) {
-      if (p.type === 'step-start') this.stepIndex = this.parts.length;
-      if (p.type === 'data' && p.id !== undefined) this.dataById.set(`${p.name}\u0000${p.id}`, p);
-      this.parts.push(p);
-    }
   }
 
   /** Brings the streamed text of open blocks and the partial input of streaming tool calls into their parts. */
@@ -159,6 +172,29 @@ export class PartsMirror {
       if (parsed === undefined) delete t.part.input;
       else t.part.input = parsed as Json;
     }
+  }
+
+  /**
+   * The next run of the message (a continuation run): the encoder starts afresh (its tool calls,
+   * citation numbers, source URLs), the client goes on with the parts it has.
+   */
+  newRun(): void {
+    this.stepOpen = false;
+    this.knownTools.clear();
+    this.earlier.clear();
+    this.approvals.clear();
+    this.toolInputs.clear();
+    this.pendingCitations.clear();
+    this.sourceUrls.clear();
+    this.citationCount = 0;
+    this.stepped = false;
+  }
+
+  /** The encoder's test: an output for a call of the continued message (no step, no part opened for it). */
+  private continued(toolCallId: string): boolean {
+    if (this.knownTools.has(toolCallId)) return false;
+    if (!this.stepped) this.earlier.add(toolCallId);
+    return this.earlier.has(toolCallId);
   }
 
   private ensureStep(e: CanonicalEvent): void {
@@ -180,28 +216,11 @@ export class PartsMirror {
 
   private closeStep(ts: number, seq: number): void {
     if (!this.stepOpen) return;
-    for (const t of this.openText.values()) this.endText(t, ts, seq, undefined);
+    for (const t of this.openText.values()) endText(t, ts, seq, undefined);
     this.openText.clear();
-    for (const r of this.openReasoning.values()) this.endReasoning(r, ts, undefined);
+    for (const r of this.openReasoning.values()) endReasoning(r, ts, undefined);
     this.openReasoning.clear();
     this.stepOpen = false;
-  }
-
-  private endText(t: TextState, ts: number, seq: number, pm: ProviderMetadata | undefined): void {
-    t.part.text = t.text.toString();
-    t.part.endSeq = seq;
-    t.part.state = 'done';
-    t.part.endedAt = ts;
-    if (pm) t.part.providerMetadata = pm;
-  }
-
-  private endReasoning(r: ReasoningState, ts: number, pm: ProviderMetadata | undefined): void {
-    r.part.text = r.text.toString();
-    r.part.state = 'done';
-    r.part.endedAt = ts;
-    r.part.durationMs = ts - r.part.startedAt;
-    const merged = mergeProviderMetadata(r.startPm, pm);
-    if (merged) r.part.providerMetadata = merged;
   }
 
   private startText(e: CanonicalEvent & { blockId: string }, pm: ProviderMetadata | undefined): TextState {
@@ -239,29 +258,9 @@ export class PartsMirror {
     return r;
   }
 
-  /** Whether an output is for a call of the message this run continues (as the AI SDK encoder decides). */
-  private continued(toolCallId: string): boolean {
-    if (this.knownTools.has(toolCallId)) return false;
-    if (!this.stepped) this.earlier.add(toolCallId);
-    return this.earlier.has(toolCallId);
-  }
-
   /** readUIMessageStream's lookup of a static tool part in the current step. */
   private toolInStep(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i > this.stepIndex; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
-  }
-
-  /** readUIMessageStream's getToolInvocation: the current step, then the whole message backwards. */
-  private toolAnywhere(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i >= 0; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
+    return toolIn(this.parts, toolCallId, this.stepIndex);
   }
 
   private newTool(e: CanonicalEvent, toolCallId: string, toolName: string): ToolPart {
@@ -294,7 +293,6 @@ export class PartsMirror {
   apply(e: CanonicalEvent): void {
     switch (e.type) {
       case 'run-start':
-      case 'client-tool-call':
       case 'raw':
       case 'status':
       case 'state-delta':
@@ -354,7 +352,7 @@ export class PartsMirror {
           t.part.citations = [...(t.part.citations ?? []), ...pending];
           this.pendingCitations.delete(e.blockId);
         }
-        this.endText(t, e.ts, e.seq, e.providerMetadata);
+        endText(t, e.ts, e.seq, e.providerMetadata);
         return;
       }
       case 'reasoning-start':
@@ -369,7 +367,7 @@ export class PartsMirror {
         const r = this.openReasoning.get(e.blockId);
         if (!r) return;
         this.openReasoning.delete(e.blockId);
-        this.endReasoning(r, e.ts, e.providerMetadata);
+        endReasoning(r, e.ts, e.providerMetadata);
         return;
       }
       case 'tool-input-start': {
@@ -424,42 +422,51 @@ export class PartsMirror {
       }
       case 'tool-output':
       case 'tool-error': {
-        if (this.continued(e.toolCallId)) {
-          // The encoder sends a bare output: the client finds the call in the message it continues.
-          const part = this.toolAnywhere(e.toolCallId);
-          if (part) settle(part, e);
-          return;
+        if (!this.continued(e.toolCallId)) {
+          this.ensureStep(e);
+          if (!this.knownTools.has(e.toolCallId)) {
+            // The encoder synthesises a call for an output of an unseen call.
+            this.knownTools.add(e.toolCallId);
+            const synthetic = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName ?? 'unknown');
+            synthetic.state = 'input-available';
+            synthetic.input = {};
+          }
         }
-        this.ensureStep(e);
-        if (!this.knownTools.has(e.toolCallId)) {
-          // The encoder synthesises a call for an output of an unseen call.
-          this.knownTools.add(e.toolCallId);
-          const synthetic = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName ?? 'unknown');
-          synthetic.state = 'input-available';
-          synthetic.input = {};
-        }
-        settle(this.toolAnywhere(e.toolCallId) as ToolPart, e);
-        return;
-      }
-      case 'tool-approval-request': {
-        // The encoder sends it for a call it knows (this run's, or the continued message's).
-        const part = this.knownTools.has(e.toolCallId) || this.earlier.has(e.toolCallId) ? this.toolAnywhere(e.toolCallId) : undefined;
+        const part = toolIn(this.parts, e.toolCallId);
         if (!part) return;
-        this.approvals.set(e.approvalId, e.toolCallId);
-        part.state = 'approval-requested';
-        part.approval = e.reason !== undefined ? { id: e.approvalId, requestReason: e.reason } : { id: e.approvalId };
+        part.endedAt = e.ts;
+        part.durationMs = e.ts - part.startedAt;
+        part.outputSeq = e.seq;
+        if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+        if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
+        if (e.type === 'tool-output') {
+          part.state = 'output-available';
+          part.output = e.output;
+          delete part.errorText;
+          if (e.preliminary) part.preliminary = true;
+          else delete part.preliminary;
+        } else {
+          part.state = 'output-error';
+          part.errorText = e.error;
+          delete part.output;
+          if (e.output !== undefined) part.errorOutput = e.output;
+          delete part.preliminary;
+        }
         return;
       }
-      case 'tool-approval-response': {
-        const toolCallId = this.approvals.get(e.approvalId) ?? e.toolCallId;
-        if (toolCallId !== undefined && !this.knownTools.has(toolCallId)) this.earlier.add(toolCallId);
-        answerApproval(this.parts, e, toolCallId === undefined ? undefined : this.toolAnywhere(toolCallId));
+      case 'tool-approval-request':
+      case 'tool-approval-response':
+        approval(this, e);
         return;
-      }
+      case 'client-tool-call':
+        return;
       case 'interrupt':
-      case 'interrupt-response':
-        this.data(e, e.type, e.interruptId, withoutEnvelope(e));
+      case 'interrupt-response': {
+        // The encoder's data-interrupt / data-interrupt-response parts, by interrupt id.
+        const { type, runId: _r, seq: _s, ts: _t, subagentId: _a, ...data } = e;
+        this.data(e, type, e.interruptId, data as JsonObject);
         return;
+      }
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
           if (this.sourceUrls.has(e.url)) return;

@@ -43,8 +43,23 @@ function copy<T>(v: T): T {
 export class Projector {
   private readonly init: ProjectorInit;
   private last = -1;
-  /** Run id, status, model, usage, stop reason, duration, error: the fold the AI SDK encoder shares. */
-  private readonly summary = new RunSummary();
+  /**
+   * Run id, status, model, usage, stop reason, duration, error of the current run: the fold the AI SDK
+   * encoder shares, so what a client holds live is what history shows.
+   */
+  private summary = new RunSummary();
+  /**
+   * The summaries of the runs this message continues (oldest first). A client continuing a message
+   * merges each run's metadata over the last, so a field the current run has not set shows the
+   * latest earlier run's value.
+   */
+  private readonly earlier: { summary: RunSummary; offset: number }[] = [];
+  /** Added to the seq of the current run's events in parts (a continuation's come after its predecessors'). */
+  private offset = 0;
+  /** The runs of the message so far (a continuation chain), oldest first. */
+  private readonly runs: string[] = [];
+  /** Where each of them begins in the parts' seq numbering. */
+  private readonly runSeqs: number[] = [];
 
   private readonly content = new TextBuffer();
   /** The AI SDK parts (the mirror of the encoder and the official client). */
@@ -60,7 +75,7 @@ export class Projector {
 
   constructor(init: ProjectorInit = {}) {
     this.init = init;
-    this.mirror = new PartsMirror(this.sources, init.continues ? structuredClone(init.continues) : []);
+    this.mirror = new PartsMirror(this.sources);
   }
 
   /** seq of the last event applied (-1 before the first). */
@@ -87,11 +102,47 @@ export class Projector {
   /** Applies one event (ignored when its seq was already applied, or after the run ended). */
   apply(e: CanonicalEvent): void {
     if (e.seq <= this.last || this.summary.closed) return;
+    if (this.last < 0 && this.runs.at(-1) !== e.runId) {
+      this.runs.push(e.runId);
+      this.runSeqs.push(e.seq + this.offset);
+    }
     this.last = e.seq;
     this.summary.apply(e);
-    this.track(e);
+    // Parts and errors are ordered by seq across the runs of a continued message.
+    const at = this.offset === 0 ? e : ({ ...e, seq: e.seq + this.offset } as CanonicalEvent);
+    this.track(at);
     this.open.track(e);
-    this.mirror.apply(e);
+    this.mirror.apply(at);
+  }
+
+  /**
+   * Goes on with the next run of the same message (a continuation run, which answers what this one
+   * ended waiting for): its events are applied after this run's, into the same parts, as the AI SDK
+   * client continues the last assistant message. Call after the finished run's events.
+   */
+  continueWith(): this {
+    if (!this.summary.closed) return this;
+    this.earlier.push({ summary: this.summary, offset: this.offset });
+    this.summary = new RunSummary();
+    this.offset += this.last + 1;
+    this.last = -1;
+    this.mirror.newRun();
+    return this;
+  }
+
+  /**
+   * A summary field as a client that streamed every run of the message holds it: the current run's
+   * value, else the latest earlier run's (the AI SDK merges each run's metadata over the last; objects
+   * key by key).
+   */
+  private latest<T>(pick: (s: RunSummary) => T | undefined): T | undefined {
+    let out: T | undefined;
+    for (const { summary } of [...this.earlier, { summary: this.summary }]) {
+      const v = pick(summary);
+      if (v === undefined) continue;
+      out = out !== undefined && typeof v === 'object' && v !== null ? ({ ...out, ...v } as T) : v;
+    }
+    return out;
   }
 
   // ---- canonical bookkeeping (metadata, closing) -------------------------------------------
@@ -182,29 +233,43 @@ export class Projector {
       lastSeq: this.last,
     };
     if (this.todos) metadata.todos = copy(this.todos);
-    const usage = this.summary.usage;
+    const usage = this.latest((x) => x.usage);
     if (usage) metadata.usage = copy(usage);
-    if (this.summary.model !== undefined) metadata.model = this.summary.model;
+    const model = this.latest((x) => x.model);
+    if (model !== undefined) metadata.model = model;
     if (start?.provider !== undefined) metadata.provider = start.provider;
     if (start?.agent !== undefined) metadata.agent = start.agent;
     if (start?.metadata !== undefined) metadata.runMetadata = copy(start.metadata);
     const pm = mergeProviderMetadata(start?.providerMetadata, closed?.type === 'run-finish' ? closed.providerMetadata : undefined);
     if (pm) metadata.providerMetadata = copy(pm);
+    const stopReason = this.latest((x) => (x.closed?.type === 'run-finish' ? x.closed.finishReason : undefined));
+    if (stopReason !== undefined) metadata.stopReason = stopReason;
     if (closed?.type === 'run-finish') {
-      metadata.stopReason = closed.finishReason;
       if (closed.rawFinishReason !== undefined) metadata.rawStopReason = closed.rawFinishReason;
+      if (closed.pending !== undefined) metadata.pending = copy(closed.pending);
     } else if (closed?.type === 'run-abort' && closed.reason !== undefined) metadata.abortReason = closed.reason;
-    const errorSeq = this.summary.error?.seq;
-    const error = this.errors.find((x) => x.seq === errorSeq);
+    if (this.runs.length > 1) {
+      metadata.runs = [...this.runs];
+      metadata.runSeqs = [...this.runSeqs];
+    }
+    // The error a client holds: the current run's, else the latest earlier one's (errors carry seqs
+    // offset into the message's numbering).
+    let error: ErrorInfo | undefined;
+    for (const { summary, offset } of [...this.earlier, { summary: this.summary, offset: this.offset }]) {
+      const seq = summary.error?.seq;
+      if (seq !== undefined) error = this.errors.find((x) => x.seq === seq + offset) ?? error;
+    }
     if (error) metadata.error = copy(error);
-    const { firstTs, lastTs, startedAt, durationMs } = this.summary;
+    const { lastTs, startedAt } = this.summary;
+    const durationMs = this.latest((x) => x.durationMs);
     if (startedAt !== undefined && durationMs !== undefined) {
       metadata.startedAt = startedAt;
       metadata.endedAt = lastTs;
       metadata.durationMs = durationMs;
     }
 
-    const createdAt = this.init.createdAt ?? start?.ts ?? firstTs ?? 0;
+    const first = this.earlier[0]?.summary ?? this.summary;
+    const createdAt = this.init.createdAt ?? first.start?.ts ?? first.firstTs ?? 0;
     return {
       id: this.init.messageId ?? start?.messageId ?? runId,
       chatId: this.init.chatId ?? start?.chatId ?? '',

@@ -14,7 +14,7 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk, validateUIMes
 import { runAgUi } from '../../../test/support/ag-ui-oracle.ts';
 import { parseAiSdkSse } from '../../../test/support/ai-sdk-oracle.ts';
 import { toAgUiMessages, toUIMessages } from '../src/history.ts';
-import { type AssistantMessage, project } from '../src/projection.ts';
+import { type AssistantMessage, Projector, project } from '../src/projection.ts';
 
 function sse(events: readonly CanonicalEvent[], protocol: Protocol): string {
   const enc = createSseEncoder(protocol);
@@ -53,6 +53,11 @@ const asked = run('run_1', [
   { type: 'run-finish', finishReason: 'tool-calls', pending: { approvalIds: ['appr_1'] } },
 ]);
 
+/** The message of a run and the run that continues it (what the store projects for a continuation). */
+function continued(first: readonly CanonicalEvent[], second: readonly CanonicalEvent[]): AssistantMessage {
+  return new Projector({ chatId: 'chat' }).applyAll(first).continueWith().applyAll(second).snapshot('persisted');
+}
+
 function answered(approved: boolean): CanonicalEvent[] {
   const text = approved ? 'Deleted notes.txt' : 'Left notes.txt alone';
   return run('run_2', [
@@ -89,9 +94,7 @@ describe('AI SDK history: approvals', () => {
 
   for (const approved of [true, false]) {
     test(`answered (approved: ${approved}): one message, ${approved ? 'output-available' : 'output-denied'}, as the client continuing it`, async () => {
-      const first = project(asked, { chatId: 'chat' });
-      const continued = project(answered(approved), { chatId: 'chat', continues: first.metadata.parts });
-      const [history] = toUIMessages([continued]) as UIMessage[];
+      const [history] = toUIMessages([continued(asked, answered(approved))]) as UIMessage[];
       const liveMessage = await live(answered(approved), answer(await live(asked), approved));
       assert.deepEqual(json(history.parts), json(liveMessage.parts));
       const tool = history.parts.find((p) => p.type === 'tool-delete_file') as Part;
@@ -122,7 +125,7 @@ describe('AI SDK history: approvals', () => {
     assert.equal((h1.parts[1] as Part).state, 'input-available');
     const withOutput = structuredClone(live1);
     Object.assign(withOutput.parts[1], { state: 'output-available', output: 'Paris' });
-    const [h2] = toUIMessages([project(second, { chatId: 'chat', continues: stored1.metadata.parts })]) as UIMessage[];
+    const [h2] = toUIMessages([continued(first, second)]) as UIMessage[];
     assert.deepEqual(json(h2.parts), json((await live(second, withOutput)).parts));
     assert.deepEqual(
       h2.parts.map((p) => [p.type, (p as Part).state]),
@@ -169,7 +172,7 @@ describe('AG-UI history: approvals', () => {
       switchboard: { approval: { id: 'appr_1', requestReason: 'Cannot be undone.', state: 'approval-requested' } },
     });
 
-    const second = project(answered(true), { chatId: 'chat', continues: first.metadata.parts }) as AssistantMessage;
+    const second = continued(asked, answered(true));
     const r2 = await runAgUi(sse(answered(true), 'ag-ui'), { initialMessages: r1.messages });
     assert.equal(r2.error, undefined);
     const h2 = toAgUiMessages([second]) as { toolCalls?: { metadata?: unknown }[] }[];
