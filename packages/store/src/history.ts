@@ -371,6 +371,19 @@ export function toAgUiMessages(messages: readonly PersistedMessage[], options: H
   return out;
 }
 
+/** The tool messages a client sent with a continuation run: its outputs the gateway marked `fromClient`. */
+function clientToolMessages(events: readonly CanonicalEvent[], messageId: string, ns: string): AgUiMessageLike[] {
+  const out: AgUiMessageLike[] = [];
+  for (const e of events) {
+    if (e.type !== 'tool-output' || e.providerMetadata?.[ns]?.fromClient !== true) continue;
+    const own = e.providerMetadata[ns].messageId;
+    const id = typeof own === 'string' ? own : `${messageId}:${e.toolCallId}:result`;
+    const content = typeof e.output === 'string' ? e.output : JSON.stringify(e.output);
+    out.push({ id, role: 'tool', toolCallId: e.toolCallId, content });
+  }
+  return out;
+}
+
 /**
  * A chat's AG-UI messages exactly as an AG-UI client holds them after following each run live: every
  * run's log through the AG-UI encoder and core's AG-UI reducer (the apply step of `@ag-ui/client`), so
@@ -393,10 +406,19 @@ export async function agUiMessagesFromLog(
       out.push({ id: m.id, role: m.role, content: m.content });
       continue;
     }
-    const encoder = createAgUiEncoder(encoderOptions);
-    const reducer = createAgUiReducer({ warn: () => {} });
-    for (const e of await store.read(m.runId)) for (const ev of encoder.push(e)) reducer.apply(ev);
-    if (m.persistenceState === 'persisted') for (const ev of encoder.end()) reducer.apply(ev);
+    // A message continued by later runs (answers to approvals, client tools) is each run's log in turn,
+    // each encoded on its own as the gateway streams it, into one reducer as the client holds it.
+    const runs = m.metadata.runs ?? [m.runId];
+    let reducer = createAgUiReducer({ warn: () => {} });
+    for (const [i, runId] of runs.entries()) {
+      const events = await store.read(runId);
+      // The tool messages the client sent with this run (the stream does not repeat them): it has them.
+      const sent = clientToolMessages(events, m.id, options.namespace ?? 'switchboard');
+      if (sent.length > 0) reducer = createAgUiReducer({ warn: () => {}, messages: [...reducer.messages, ...sent] });
+      const encoder = createAgUiEncoder(encoderOptions);
+      for (const e of events) for (const ev of encoder.push(e)) reducer.apply(ev);
+      if (i < runs.length - 1 || m.persistenceState === 'persisted') for (const ev of encoder.end()) reducer.apply(ev);
+    }
     out.push(...(reducer.messages as AgUiMessageLike[]));
   }
   return out;
