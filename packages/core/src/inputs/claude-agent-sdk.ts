@@ -15,6 +15,11 @@
  * - `parent_tool_use_id` marks a subagent's messages: each subagent (keyed by the Agent/Task tool
  *   call that spawned it) gets its own Anthropic decoder, and its events carry `subagentId`.
  * - TodoWrite and TaskCreate/TaskUpdate tool calls become `todos` snapshots.
+ * - The CLI's stdio transcript (`--output-format stream-json` with the host's answers) also carries the
+ *   control protocol: a `can_use_tool` `control_request` (canUseTool asked) is a tool-approval-request
+ *   (its request id is the approval id), the host's `control_response` to it the tool-approval-response
+ *   (`behavior: 'allow'` approves). A transcript that ends with a prompt unanswered ends waiting
+ *   (`run-finish.pending.approvalIds`). Other control messages stay `raw`.
  */
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter, RunStartInit } from '../model/emitter.ts';
@@ -348,6 +353,8 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   const { out, error, raw } = kit;
   const toolNames = new Map<string, string>();
   const toolInputs = new Map<string, Json>();
+  /** can_use_tool request id → the tool call it asks about, until the host answers. */
+  const permissions = new Map<string, string>();
   /** task_id → tool_use_id of the Agent call, from system/task_started. */
   const taskIds = new Map<string, string>();
   const stepIds = new Set<string>();
@@ -668,11 +675,57 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   }
 
   function replayHeld(): void {
-    for (const [v, w] of held.splice(0)) system(v, w);
+    for (const [v, w] of held.splice(0)) {
+      if (v.type === 'system') system(v, w);
+      else handle(v, w);
+    }
+  }
+
+  // -- The control protocol (the CLI's stdio transcript): permission prompts and their answers ------
+
+  /** A `can_use_tool` control request: the CLI asks the host (canUseTool) whether a tool call may run. */
+  function controlRequest(value: Record<string, unknown>, where?: Location): void {
+    const request = isObject(value.request) ? value.request : undefined;
+    const requestId = str(value, 'request_id');
+    if (request?.subtype !== 'can_use_tool') return raw(value, 'a control request other than can_use_tool', where);
+    const toolCallId = str(request, 'tool_use_id');
+    if (!requestId || !toolCallId || !toolNames.has(toolCallId))
+      return raw(value, 'a can_use_tool request without a request id or for a tool call not seen', where);
+    permissions.set(requestId, toolCallId);
+    const e: EventInit = { type: 'tool-approval-request', approvalId: requestId, toolCallId };
+    const toolName = str(request, 'tool_name') ?? toolNames.get(toolCallId);
+    if (toolName) e.toolName = toolName;
+    const reason = str(request, 'decision_reason') ?? str(request, 'title') ?? str(request, 'description');
+    if (reason) e.reason = reason;
+    const meta = { ...rest(value, ['type', 'request_id', 'request']), ...rest(request, ['subtype', 'tool_use_id', 'tool_name']) };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+  }
+
+  /** The host's answer to a `can_use_tool` request; other control responses (initialize, …) are kept whole. */
+  function controlResponse(value: Record<string, unknown>, where?: Location): void {
+    const response = isObject(value.response) ? value.response : undefined;
+    const requestId = response ? str(response, 'request_id') : undefined;
+    const toolCallId = requestId ? permissions.get(requestId) : undefined;
+    if (!response || !requestId || !toolCallId) return raw(value, 'a control response that answers no permission request', where);
+    permissions.delete(requestId);
+    const answer = isObject(response.response) ? response.response : {};
+    const approved = response.subtype === 'success' && answer.behavior === 'allow';
+    const e: EventInit = { type: 'tool-approval-response', approvalId: requestId, toolCallId, approved };
+    const reason = str(answer, 'message') ?? str(response, 'error');
+    if (reason) e.reason = reason;
+    const meta = {
+      ...rest(value, ['type', 'response']),
+      ...rest(response, ['request_id', 'response', 'error']),
+      ...rest(answer, ['message']),
+    };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
   }
 
   function handle(value: Record<string, unknown>, where?: Location): void {
-    if (!out.started && value.type === 'system' && value.subtype !== 'init' && typeof value.subtype === 'string') {
+    const control = value.type === 'control_request' || value.type === 'control_response';
+    if (!out.started && (control || (value.type === 'system' && value.subtype !== 'init' && typeof value.subtype === 'string'))) {
       held.push([value, where]);
       return;
     }
@@ -707,6 +760,10 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
       case 'tool_use_summary':
         out.emit({ type: 'custom', name: `${SOURCE}.tool_use_summary`, value: rest(value, ['type']) ?? {} });
         return;
+      case 'control_request':
+        return controlRequest(value, where);
+      case 'control_response':
+        return controlResponse(value, where);
       default:
         if (typeof value.type !== 'string')
           return error('invalid_field', `${describe(at(where, 'type'))}: expected a string message type`, at(where, 'type', 'string'));
@@ -730,6 +787,14 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
       if (finished && !fatal) {
         for (const a of agents.values()) closeAgent(a, false);
         finishRun();
+        return;
+      }
+      if (!fatal && permissions.size > 0) {
+        // The host forwarded a permission prompt and ended the run there: it ends waiting for the answer.
+        for (const a of agents.values()) closeAgent(a, false);
+        const e: EventInit = { type: 'run-finish', finishReason: 'tool-calls', pending: { approvalIds: [...permissions.keys()] } };
+        if (runUsage) e.usage = { ...runUsage };
+        out.emit(e);
         return;
       }
       if (!fatal) {
@@ -757,6 +822,10 @@ export function detectClaudeAgentSdk(value: unknown): boolean {
       return isObject(value.message) && 'parent_tool_use_id' in value;
     case 'result':
       return typeof value.subtype === 'string' && typeof value.session_id === 'string' && 'is_error' in value;
+    case 'control_request':
+      return typeof value.request_id === 'string' && isObject(value.request) && typeof value.request.subtype === 'string';
+    case 'control_response':
+      return isObject(value.response) && typeof value.response.request_id === 'string' && typeof value.response.subtype === 'string';
     default:
       return false;
   }

@@ -128,6 +128,8 @@ export interface ResponsesCore {
   remember(id: string): void;
   /** Tool name and provider-executed flag of a call seen in the Responses events. */
   toolOf(toolCallId: string): { toolName: string; providerExecuted: boolean } | undefined;
+  /** Approval requests (`mcp_approval_request`) not answered in the input: the run ends waiting for them. */
+  readonly pendingApprovals: readonly string[];
 }
 
 /** Maps a Responses finish (incomplete_details.reason) like @ai-sdk/openai does. */
@@ -191,6 +193,8 @@ interface CoreShared {
   tools: Map<string, { toolName: string; providerExecuted: boolean }>;
   /** Approval request id → tool call id. */
   approvals: Map<string, string>;
+  /** Approval requests not answered yet (by an `mcp_approval_response` input item). */
+  pendingApprovals: Set<string>;
   expandParallel: boolean;
   uniqueBlock: (base: string) => string;
   currentStep: () => StepState | undefined;
@@ -536,7 +540,10 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
 }
 
 /** output_item.added / .done: an item opens its parts, and closes them with the final item. */
-function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: CoreShared, parts: ReturnType<typeof responsesParts>) {
+function responsesItems(
+  { kit, approvals, pendingApprovals, expandParallel, tools, uniqueBlock }: CoreShared,
+  parts: ReturnType<typeof responsesParts>,
+) {
   const { out, raw } = kit;
   const {
     newItem,
@@ -593,6 +600,12 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
         const approval = str(item, 'approval_request_id');
         const toolCallId = (approval && approvals.get(approval)) ?? id;
         const t = registerTool(state, toolCallId, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
+        if (approval && approvals.has(approval)) {
+          // The call was announced with its approval request (an earlier response): only its output is new.
+          t.started = true;
+          t.ended = true;
+          return;
+        }
         toolStart(t);
         if (typeof item.arguments === 'string') toolDelta(t, item.arguments);
         return;
@@ -770,8 +783,10 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
       }
       case 'mcp_call': {
         const t = state.tool as ToolState;
-        reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
-        toolEnd(t, undefined, itemMeta);
+        if (!t.ended) {
+          reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
+          toolEnd(t, undefined, itemMeta);
+        }
         if (!item) return;
         const err = done.error;
         const failed = err === null || err === undefined ? undefined : typeof err === 'string' ? err : JSON.stringify(err);
@@ -790,13 +805,14 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
         const meta: JsonObject = { ...itemMeta, approvalRequestId: id };
         if (typeof done.server_label === 'string') meta.serverLabel = done.server_label;
         toolEnd(t, undefined, meta);
-        // The model has no approval event (yet): the request travels as a custom event, the call stays open.
-        if (item)
-          out.emit({
-            type: 'custom',
-            name: 'openai.mcp_approval_request',
-            value: { approvalId: id, toolCallId: t.toolCallId, item: done as Json },
-          });
+        // The call waits for an mcp_approval_response input item (in the next request).
+        if (item && !pendingApprovals.has(id)) {
+          pendingApprovals.add(id);
+          const e: EventInit = { type: 'tool-approval-request', approvalId: id, toolCallId: t.toolCallId, toolName: t.toolName };
+          const extra = rest(done, ['id', 'type', 'arguments', 'name', 'server_label']);
+          if (extra) e.providerMetadata = { [PM]: extra };
+          out.emit(e);
+        }
         return;
       }
       case 'web_search_call':
@@ -1112,6 +1128,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   const known = new Set<string>();
   const tools = new Map<string, { toolName: string; providerExecuted: boolean }>();
   const approvals = new Map<string, string>();
+  const pendingApprovals = new Set<string>();
   const sources = new Set<string>();
   let step: StepState | undefined;
   let held: EventInit | undefined;
@@ -1316,7 +1333,18 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   }
 
   // Items: their parts (tools, text, reasoning) and their added / done events, in their own factories.
-  const shared: CoreShared = { kit, field, known, sources, tools, approvals, expandParallel, uniqueBlock, currentStep: () => step };
+  const shared: CoreShared = {
+    kit,
+    field,
+    known,
+    sources,
+    tools,
+    approvals,
+    pendingApprovals,
+    expandParallel,
+    uniqueBlock,
+    currentStep: () => step,
+  };
   const parts = responsesParts(shared);
   const { itemAdded, itemDone, finishItem } = responsesItems(shared, parts);
   const itemEvent = responsesItemEvents(shared, parts);
@@ -1336,6 +1364,21 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     step.nextSeq = n + 1;
   }
 
+  /** An `mcp_approval_response` input item (what the client sent with the next request) answers a request. */
+  function approvalResponse(item: Obj, where?: Location): void {
+    const approvalId = str(item, 'approval_request_id');
+    if (!approvalId) return invalid(where, 'approval_request_id', 'the id of an mcp_approval_request');
+    if (typeof item.approve !== 'boolean') return invalid(where, 'approve', 'a boolean');
+    pendingApprovals.delete(approvalId);
+    const e: EventInit = { type: 'tool-approval-response', approvalId, approved: item.approve, providerExecuted: true };
+    const toolCallId = approvals.get(approvalId);
+    if (toolCallId) e.toolCallId = toolCallId;
+    if (typeof item.reason === 'string') e.reason = item.reason;
+    const extra = rest(item, ['type', 'approval_request_id', 'approve', 'reason']);
+    if (extra) e.providerMetadata = { [PM]: extra };
+    out.emit(e);
+  }
+
   function handle(ev: Obj, where?: Location): void {
     const type = ev.type;
     if (typeof type !== 'string') return invalid(where, 'type', 'a string event type');
@@ -1345,6 +1388,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
       if (step && typeof ev.sequence_number === 'number') step.nextSeq = ev.sequence_number + 1;
       return;
     }
+    if (type === 'mcp_approval_response') return approvalResponse(ev, where);
     checkSequence(ev);
     switch (type) {
       case 'response.queued':
@@ -1454,6 +1498,9 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
       known.add(id);
     },
     toolOf: (id) => tools.get(id),
+    get pendingApprovals() {
+      return [...pendingApprovals];
+    },
   };
 }
 
@@ -1499,8 +1546,13 @@ export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOpti
         failed = true;
       }
       const isError = failed || core.fatal;
-      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
+      const waiting = isError ? [] : [...core.pendingApprovals];
+      const e: EventInit = {
+        type: 'run-finish',
+        finishReason: isError ? 'error' : waiting.length > 0 ? 'tool-calls' : (core.lastFinish ?? 'other'),
+      };
       if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
+      if (waiting.length > 0) e.pending = { approvalIds: waiting };
       if (core.total) e.usage = core.total;
       out.emit(e);
     },
