@@ -347,14 +347,93 @@ function innerAgents(kit: Kit, { stepIds, toolNames, toolInputs, todoWrite }: Ag
   return { agents, subagents, agentFor, startSubagent, finishSubagent, feed, closeSynthetic, closeAgent, newMeta };
 }
 
+type Finished = { finishReason: FinishReason; rawFinishReason?: string };
+
+/** The run-finish for the results seen: the last one's reason, the total usage, every result's fields. */
+function runFinish(f: Finished, runUsage: Usage | undefined, results: JsonObject[]): EventInit {
+  const e: EventInit = { type: 'run-finish', finishReason: f.finishReason };
+  if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
+  if (runUsage) e.usage = { ...runUsage };
+  const last = results.at(-1);
+  if (last) {
+    const meta: JsonObject = { ...last };
+    delete meta.usage;
+    if (results.length > 1) meta.earlierResults = results.slice(0, -1);
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+  }
+  return e;
+}
+
+/** `tool_progress` (a status event, kept whole too) and `tool_use_summary` (a custom event). */
+function progress({ out, raw }: Kit, value: Record<string, unknown>, where?: Location): void {
+  if (value.type === 'tool_use_summary') {
+    out.emit({ type: 'custom', name: `${SOURCE}.tool_use_summary`, value: rest(value, ['type']) ?? {} });
+    return;
+  }
+  const e: EventInit = { type: 'status', status: 'tool-running' };
+  if (typeof value.tool_name === 'string')
+    e.message = `${value.tool_name}${typeof value.elapsed_time_seconds === 'number' ? ` (${value.elapsed_time_seconds}s)` : ''}`;
+  if (typeof value.parent_tool_use_id === 'string') e.subagentId = value.parent_tool_use_id;
+  out.emit(e);
+  raw(value, 'tool_progress: mapped to a status event, kept whole here', where);
+}
+
+/** The control protocol of the CLI's stdio transcript: permission prompts (`can_use_tool`) and the host's answers. */
+function permissionPrompts(kit: Kit, toolNames: Map<string, string>) {
+  const { out, raw } = kit;
+  /** can_use_tool request id → the tool call it asks about, until the host answers. */
+  const permissions = new Map<string, string>();
+
+  /** A `can_use_tool` control request: the CLI asks the host (canUseTool) whether a tool call may run. */
+  function controlRequest(value: Record<string, unknown>, where?: Location): void {
+    const request = isObject(value.request) ? value.request : undefined;
+    const requestId = str(value, 'request_id');
+    if (request?.subtype !== 'can_use_tool') return raw(value, 'a control request other than can_use_tool', where);
+    const toolCallId = str(request, 'tool_use_id');
+    if (!requestId || !toolCallId || !toolNames.has(toolCallId))
+      return raw(value, 'a can_use_tool request without a request id or for a tool call not seen', where);
+    permissions.set(requestId, toolCallId);
+    const e: EventInit = { type: 'tool-approval-request', approvalId: requestId, toolCallId };
+    const toolName = str(request, 'tool_name') ?? toolNames.get(toolCallId);
+    if (toolName) e.toolName = toolName;
+    const reason = str(request, 'decision_reason') ?? str(request, 'title') ?? str(request, 'description');
+    if (reason) e.reason = reason;
+    const meta = { ...rest(value, ['type', 'request_id', 'request']), ...rest(request, ['subtype', 'tool_use_id', 'tool_name']) };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+  }
+
+  /** The host's answer to a `can_use_tool` request; other control responses (initialize, …) are kept whole. */
+  function controlResponse(value: Record<string, unknown>, where?: Location): void {
+    const response = isObject(value.response) ? value.response : undefined;
+    const requestId = response ? str(response, 'request_id') : undefined;
+    const toolCallId = requestId ? permissions.get(requestId) : undefined;
+    if (!response || !requestId || !toolCallId) return raw(value, 'a control response that answers no permission request', where);
+    permissions.delete(requestId);
+    const answer = isObject(response.response) ? response.response : {};
+    const approved = response.subtype === 'success' && answer.behavior === 'allow';
+    const e: EventInit = { type: 'tool-approval-response', approvalId: requestId, toolCallId, approved };
+    const reason = str(answer, 'message') ?? str(response, 'error');
+    if (reason) e.reason = reason;
+    const meta = {
+      ...rest(value, ['type', 'response']),
+      ...rest(response, ['request_id', 'response', 'error']),
+      ...rest(answer, ['message']),
+    };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+  }
+
+  return { controlRequest, controlResponse, permissions };
+}
+
 /** Creates a decoder for the Claude Agent SDK `query()` message stream. */
 export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decoder {
   const kit = new Kit(options, SOURCE);
   const { out, error, raw } = kit;
   const toolNames = new Map<string, string>();
   const toolInputs = new Map<string, Json>();
-  /** can_use_tool request id → the tool call it asks about, until the host answers. */
-  const permissions = new Map<string, string>();
+  const { controlRequest, controlResponse, permissions } = permissionPrompts(kit, toolNames);
   /** task_id → tool_use_id of the Agent call, from system/task_started. */
   const taskIds = new Map<string, string>();
   const stepIds = new Set<string>();
@@ -362,7 +441,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   let seen = 0;
   let fatal = false;
   /** The finish of the last result (the run finishes at the end of the input). */
-  let finished: { finishReason: FinishReason; rawFinishReason?: string } | undefined;
+  let finished: Finished | undefined;
   const results: JsonObject[] = [];
   let runUsage: Usage | undefined;
   /** System messages that came before system/init (hooks run first): decoded once the run has started. */
@@ -645,7 +724,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
       error(code, message, where, true);
       finished = { finishReason: 'error', rawFinishReason: subtype !== 'success' ? subtype : (str(value, 'terminal_reason') ?? subtype) };
       results.push(meta);
-      return finishRun();
+      return out.emit(runFinish(finished, runUsage, results));
     }
     const stop = str(value, 'stop_reason');
     let finishReason: FinishReason = anthropicFinishReason(stop);
@@ -658,69 +737,8 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     results.push(meta);
   }
 
-  /** Emits run-finish for the results seen: the last one's reason, the total usage, every result's fields. */
-  function finishRun(): void {
-    const f = finished as { finishReason: FinishReason; rawFinishReason?: string };
-    const e: EventInit = { type: 'run-finish', finishReason: f.finishReason };
-    if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
-    if (runUsage) e.usage = { ...runUsage };
-    const last = results.at(-1);
-    if (last) {
-      const meta: JsonObject = { ...last };
-      delete meta.usage;
-      if (results.length > 1) meta.earlierResults = results.slice(0, -1);
-      if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
-    }
-    out.emit(e);
-  }
-
   function replayHeld(): void {
-    for (const [v, w] of held.splice(0)) {
-      if (v.type === 'system') system(v, w);
-      else handle(v, w);
-    }
-  }
-
-  // -- The control protocol (the CLI's stdio transcript): permission prompts and their answers ------
-
-  /** A `can_use_tool` control request: the CLI asks the host (canUseTool) whether a tool call may run. */
-  function controlRequest(value: Record<string, unknown>, where?: Location): void {
-    const request = isObject(value.request) ? value.request : undefined;
-    const requestId = str(value, 'request_id');
-    if (request?.subtype !== 'can_use_tool') return raw(value, 'a control request other than can_use_tool', where);
-    const toolCallId = str(request, 'tool_use_id');
-    if (!requestId || !toolCallId || !toolNames.has(toolCallId))
-      return raw(value, 'a can_use_tool request without a request id or for a tool call not seen', where);
-    permissions.set(requestId, toolCallId);
-    const e: EventInit = { type: 'tool-approval-request', approvalId: requestId, toolCallId };
-    const toolName = str(request, 'tool_name') ?? toolNames.get(toolCallId);
-    if (toolName) e.toolName = toolName;
-    const reason = str(request, 'decision_reason') ?? str(request, 'title') ?? str(request, 'description');
-    if (reason) e.reason = reason;
-    const meta = { ...rest(value, ['type', 'request_id', 'request']), ...rest(request, ['subtype', 'tool_use_id', 'tool_name']) };
-    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
-    out.emit(e);
-  }
-
-  /** The host's answer to a `can_use_tool` request; other control responses (initialize, …) are kept whole. */
-  function controlResponse(value: Record<string, unknown>, where?: Location): void {
-    const response = isObject(value.response) ? value.response : undefined;
-    const requestId = response ? str(response, 'request_id') : undefined;
-    const toolCallId = requestId ? permissions.get(requestId) : undefined;
-    if (!response || !requestId || !toolCallId) return raw(value, 'a control response that answers no permission request', where);
-    permissions.delete(requestId);
-    const answer = isObject(response.response) ? response.response : {};
-    const approved = response.subtype === 'success' && answer.behavior === 'allow';
-    const e: EventInit = { type: 'tool-approval-response', approvalId: requestId, toolCallId, approved };
-    const reason = str(answer, 'message') ?? str(response, 'error');
-    if (reason) e.reason = reason;
-    const meta = {
-      ...rest(value, ['type', 'response']),
-      ...rest(response, ['request_id', 'response', 'error']),
-      ...rest(answer, ['message']),
-    };
-    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
-    out.emit(e);
+    for (const [v, w] of held.splice(0)) (v.type === 'system' ? system : handle)(v, w);
   }
 
   function handle(value: Record<string, unknown>, where?: Location): void {
@@ -749,17 +767,9 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         return streamEvent(value, where);
       case 'result':
         return result(value, where);
-      case 'tool_progress': {
-        const e: EventInit = { type: 'status', status: 'tool-running' };
-        if (typeof value.tool_name === 'string')
-          e.message = `${value.tool_name}${typeof value.elapsed_time_seconds === 'number' ? ` (${value.elapsed_time_seconds}s)` : ''}`;
-        if (typeof value.parent_tool_use_id === 'string') e.subagentId = value.parent_tool_use_id;
-        out.emit(e);
-        return raw(value, 'tool_progress: mapped to a status event, kept whole here', where);
-      }
+      case 'tool_progress':
       case 'tool_use_summary':
-        out.emit({ type: 'custom', name: `${SOURCE}.tool_use_summary`, value: rest(value, ['type']) ?? {} });
-        return;
+        return progress(kit, value, where);
       case 'control_request':
         return controlRequest(value, where);
       case 'control_response':
@@ -786,15 +796,18 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     finish() {
       if (finished && !fatal) {
         for (const a of agents.values()) closeAgent(a, false);
-        finishRun();
+        out.emit(runFinish(finished as Finished, runUsage, results));
         return;
       }
       if (!fatal && permissions.size > 0) {
         // The host forwarded a permission prompt and ended the run there: it ends waiting for the answer.
         for (const a of agents.values()) closeAgent(a, false);
-        const e: EventInit = { type: 'run-finish', finishReason: 'tool-calls', pending: { approvalIds: [...permissions.keys()] } };
-        if (runUsage) e.usage = { ...runUsage };
-        out.emit(e);
+        out.emit({
+          type: 'run-finish',
+          finishReason: 'tool-calls',
+          pending: { approvalIds: [...permissions.keys()] },
+          ...(runUsage ? { usage: { ...runUsage } } : {}),
+        });
         return;
       }
       if (!fatal) {

@@ -116,6 +116,83 @@ function subgraphs(ctx: LcContext, subagents: Map<string, { parent?: string; nod
   return { enterNamespace, finishSubagents };
 }
 
+/**
+ * `__interrupt__` items (`{value, id, resumable?, ns?, when?}`): each new one is an `interrupt`, or, for
+ * the HumanInTheLoop middleware's `{actionRequests, reviewConfigs}` value, one tool-approval-request
+ * per action request whose tool call was announced (approval id: the interrupt id, `#<n>` after the first).
+ */
+function interrupts(ctx: LcContext, closeSteps: () => void) {
+  const seen = new Set<string>();
+  const pendingInterrupts: string[] = [];
+  const pendingApprovals: string[] = [];
+  function interrupt(value: unknown, where?: Location): void {
+    if (!Array.isArray(value)) return ctx.invalid(where, '__interrupt__', 'a list of interrupts');
+    const fresh = value.filter((i) => {
+      const id = isObject(i) && typeof i.id === 'string' ? i.id : JSON.stringify(i);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    if (fresh.length === 0) return;
+    closeSteps();
+    let message: string | undefined;
+    for (const item of fresh) {
+      const obj = isObject(item) ? item : { value: item as Json };
+      const interruptId =
+        (typeof obj.id === 'string' && obj.id) || (typeof obj.interrupt_id === 'string' && obj.interrupt_id) || `interrupt_${seen.size}`;
+      const v = obj.value;
+      message ??= promptOf(v);
+      const meta = rest(obj, ['id', 'value']);
+      if (isObject(v) && Array.isArray(v.actionRequests) && approvals(interruptId, v, meta)) continue;
+      const e: EventInit = { type: 'interrupt', interruptId, reason: 'input_required' };
+      const prompt = promptOf(v);
+      if (prompt) e.message = prompt;
+      if (v !== undefined) e.value = v as Json;
+      if (meta) e.providerMetadata = { langgraph: meta };
+      pendingInterrupts.push(interruptId);
+      ctx.emit(e);
+    }
+    ctx.emit({ type: 'status', status: 'interrupted', ...(message ? { message } : {}) });
+  }
+
+  /** The HumanInTheLoop middleware's action requests as approvals of the tool calls they name; false when one has no call. */
+  function approvals(interruptId: string, v: Obj, meta: JsonObject | undefined): boolean {
+    const requests = v.actionRequests as unknown[];
+    const used = new Set<string>();
+    const calls: string[] = [];
+    for (const r of requests) {
+      const req = isObject(r) ? r : {};
+      const match = [...ctx.tools.entries()]
+        .reverse()
+        .find(
+          ([id, t]) => !used.has(id) && !t.output && t.ended && t.name === req.name && JSON.stringify(t.input) === JSON.stringify(req.args),
+        );
+      if (!match) return false;
+      used.add(match[0]);
+      calls.push(match[0]);
+    }
+    const configs = Array.isArray(v.reviewConfigs) ? v.reviewConfigs : [];
+    requests.forEach((r, i) => {
+      const req = isObject(r) ? r : {};
+      const approvalId = i === 0 ? interruptId : `${interruptId}#${i + 1}`;
+      const toolCallId = calls[i] as string;
+      const e: EventInit = { type: 'tool-approval-request', approvalId, toolCallId, toolName: ctx.tools.get(toolCallId)?.name as string };
+      if (typeof req.description === 'string') e.reason = req.description;
+      const lg: JsonObject = { interruptId, ...meta, ...rest(req, ['name', 'args', 'description']) };
+      const config = configs.find((c) => isObject(c) && c.actionName === req.name);
+      if (config) lg.reviewConfig = config as Json;
+      const others = rest(v, ['actionRequests', 'reviewConfigs']);
+      if (others) lg.value = others;
+      e.providerMetadata = { langgraph: lg };
+      pendingApprovals.push(approvalId);
+      ctx.emit(e);
+    });
+    return true;
+  }
+
+  return { interrupt, pendingInterrupts, pendingApprovals };
+}
+
 /** Creates a decoder for LangGraph `graph.stream(..., { streamMode: [...] })` tuples. */
 export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
   const ctx = new LcContext(options, 'langgraph');
@@ -130,9 +207,9 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
   const taskOf = new WeakMap<AiMessage, string>();
   let values = 0;
   const subagents = new Map<string, { parent?: string; node: string }>();
-  const interrupts = new Set<string>();
-  const pendingInterrupts: string[] = [];
-  const pendingApprovals: string[] = [];
+  const { interrupt, pendingInterrupts, pendingApprovals } = interrupts(ctx, () => {
+    for (const s of [...steps.values()]) closeStep(s);
+  });
   let stepCount = 0;
 
   const { enterNamespace, finishSubagents } = subgraphs(ctx, subagents, closeNamespace);
@@ -277,78 +354,6 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         toolMessage(m.fields, undefined);
       }
     }
-  }
-
-  /**
-   * `__interrupt__` items (`{value, id, resumable?, ns?, when?}`): each new one is an `interrupt`, or, for
-   * the HumanInTheLoop middleware's `{actionRequests, reviewConfigs}` value, one tool-approval-request
-   * per action request whose tool call was announced (approval id: the interrupt id, `#<n>` after the first).
-   */
-  function interrupt(value: unknown, where?: Location): void {
-    if (!Array.isArray(value)) return ctx.invalid(where, '__interrupt__', 'a list of interrupts');
-    const fresh = value.filter((i) => {
-      const id = isObject(i) && typeof i.id === 'string' ? i.id : JSON.stringify(i);
-      if (interrupts.has(id)) return false;
-      interrupts.add(id);
-      return true;
-    });
-    if (fresh.length === 0) return;
-    for (const s of [...steps.values()]) closeStep(s);
-    let message: string | undefined;
-    for (const item of fresh) {
-      const obj = isObject(item) ? item : { value: item as Json };
-      const interruptId =
-        (typeof obj.id === 'string' && obj.id) ||
-        (typeof obj.interrupt_id === 'string' && obj.interrupt_id) ||
-        `interrupt_${interrupts.size}`;
-      const v = obj.value;
-      message ??= promptOf(v);
-      const meta = rest(obj, ['id', 'value']);
-      if (isObject(v) && Array.isArray(v.actionRequests) && approvals(interruptId, v, meta)) continue;
-      const e: EventInit = { type: 'interrupt', interruptId, reason: 'input_required' };
-      const prompt = promptOf(v);
-      if (prompt) e.message = prompt;
-      if (v !== undefined) e.value = v as Json;
-      if (meta) e.providerMetadata = { langgraph: meta };
-      pendingInterrupts.push(interruptId);
-      ctx.emit(e);
-    }
-    ctx.emit({ type: 'status', status: 'interrupted', ...(message ? { message } : {}) });
-  }
-
-  /** The HumanInTheLoop middleware's action requests as approvals of the tool calls they name; false when one has no call. */
-  function approvals(interruptId: string, v: Obj, meta: JsonObject | undefined): boolean {
-    const requests = v.actionRequests as unknown[];
-    const used = new Set<string>();
-    const calls: string[] = [];
-    for (const r of requests) {
-      const req = isObject(r) ? r : {};
-      const match = [...ctx.tools.entries()]
-        .reverse()
-        .find(
-          ([id, t]) => !used.has(id) && !t.output && t.ended && t.name === req.name && JSON.stringify(t.input) === JSON.stringify(req.args),
-        );
-      if (!match) return false;
-      used.add(match[0]);
-      calls.push(match[0]);
-    }
-    const configs = Array.isArray(v.reviewConfigs) ? v.reviewConfigs : [];
-    requests.forEach((r, i) => {
-      const req = isObject(r) ? r : {};
-      const approvalId = i === 0 ? interruptId : `${interruptId}#${i + 1}`;
-      const toolCallId = calls[i] as string;
-      const e: EventInit = { type: 'tool-approval-request', approvalId, toolCallId, toolName: ctx.tools.get(toolCallId)?.name as string };
-      if (typeof req.description === 'string') e.reason = req.description;
-      const lg: JsonObject = { interruptId, ...meta, ...rest(req, ['name', 'args', 'description']) };
-      const config = configs.find((c) => isObject(c) && c.actionName === req.name);
-      if (config) lg.reviewConfig = config as Json;
-      const others = rest(v, ['actionRequests', 'reviewConfigs']);
-      if (others) lg.value = others;
-      e.providerMetadata = { langgraph: lg };
-      pendingApprovals.push(approvalId);
-      ctx.emit(e);
-    });
-    return true;
   }
 
   function valuesMode(ns: string, payload: unknown, where?: Location): void {

@@ -131,6 +131,34 @@ function itemBlocks(out: Emitter, nextBlock: () => number) {
   return { message, reasoning, closeText };
 }
 
+/** A `tool_approval_requested` item. The SDK keys approvals by the call (`state.approve(item)`): the call id is the approval id. */
+function approvalRequest(out: Emitter, item: Obj, rawItem: Obj, toolCallId: string, knownName: string | undefined): void {
+  const e: EventInit = { type: 'tool-approval-request', approvalId: toolCallId, toolCallId };
+  const toolName = str(item, 'toolName') ?? knownName;
+  if (toolName) e.toolName = toolName;
+  e.providerMetadata = { [PM]: { ...rest(item, ['type', 'rawItem', 'agent', 'toolName']), rawItem: rawItem as Json } };
+  out.emit(e);
+}
+
+/**
+ * A resumed run's output for a call of the paused run that was rejected (`state.reject(item)`): the
+ * SDK's rejection message instead of a tool output. It is the denial, not an output: the tool did not run.
+ */
+function rejection(out: Emitter, item: Obj, rawItem: Obj, toolCallId: string): boolean {
+  const text = isObject(rawItem.output) ? rawItem.output.text : rawItem.output;
+  if (text !== TOOL_APPROVAL_REJECTION_MESSAGE || (item.output !== undefined && item.output !== text)) return false;
+  const meta: JsonObject = { rawItem: rawItem as Json, ...rest(item, ['type', 'rawItem', 'agent', 'output']) };
+  out.emit({
+    type: 'tool-approval-response',
+    approvalId: toolCallId,
+    toolCallId,
+    approved: false,
+    reason: text,
+    providerMetadata: { [PM]: meta },
+  });
+  return true;
+}
+
 /** Creates a decoder for OpenAI Agents SDK JS run stream events. */
 export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder {
   const kit = new Kit(options, SOURCE);
@@ -411,26 +439,6 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
     }
   }
 
-  /**
-   * A resumed run's output for a call of the paused run that was rejected (`state.reject(item)`): the
-   * SDK's rejection message instead of a tool output. It is the denial, not an output: the tool did not run.
-   */
-  function rejected(item: Obj, rawItem: Obj, toolCallId: string): boolean {
-    if (knows(toolCallId) || seen.has(toolCallId)) return false;
-    const text = isObject(rawItem.output) ? rawItem.output.text : rawItem.output;
-    if (text !== TOOL_APPROVAL_REJECTION_MESSAGE || (item.output !== undefined && item.output !== text)) return false;
-    const meta: JsonObject = { rawItem: rawItem as Json, ...rest(item, ['type', 'rawItem', 'agent', 'output']) };
-    out.emit({
-      type: 'tool-approval-response',
-      approvalId: toolCallId,
-      toolCallId,
-      approved: false,
-      reason: text,
-      providerMetadata: { [PM]: meta },
-    });
-    return true;
-  }
-
   function runItem(value: Obj, where?: Location): void {
     const name = value.name;
     const item = value.item;
@@ -458,7 +466,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         if (core.knows(`output:${toolCallId}`) || seen.has(`output:${toolCallId}`)) return;
         seen.add(`output:${toolCallId}`);
         approvals.delete(toolCallId);
-        if (rejected(item, rawItem, toolCallId)) return;
+        if (!knows(toolCallId) && !seen.has(toolCallId) && rejection(out, item, rawItem, toolCallId)) return;
         const call = core.toolOf(toolCallId);
         const toolName = str(rawItem, 'name') ?? toolNames.get(toolCallId) ?? call?.toolName;
         const output =
@@ -490,15 +498,8 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         const toolCallId = toolCall(rawItem);
         if (!toolCallId) return invalid(where, 'item.rawItem.callId', 'the id of the tool call that needs approval');
         if (approvals.has(toolCallId)) return;
-        // The SDK keys approvals by the call (state.approve(item)): the call id is the approval id.
         approvals.add(toolCallId);
-        const e: EventInit = { type: 'tool-approval-request', approvalId: toolCallId, toolCallId };
-        const toolName = str(item, 'toolName') ?? toolNames.get(toolCallId) ?? core.toolOf(toolCallId)?.toolName;
-        if (toolName) e.toolName = toolName;
-        const meta: JsonObject = { ...rest(item, ['type', 'rawItem', 'agent', 'toolName']), rawItem: rawItem as Json };
-        e.providerMetadata = { [PM]: meta };
-        out.emit(e);
-        return;
+        return approvalRequest(out, item, rawItem, toolCallId, toolNames.get(toolCallId) ?? core.toolOf(toolCallId)?.toolName);
       }
       default:
         return raw(value, `unknown run item event ${JSON.stringify(name)}`, where);

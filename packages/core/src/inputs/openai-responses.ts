@@ -540,6 +540,16 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
 }
 
 /** output_item.added / .done: an item opens its parts, and closes them with the final item. */
+/** An `mcp_approval_request` asks once: the call waits for an `mcp_approval_response` input item (in the next request). */
+function approvalRequest(out: Emitter, pending: Set<string>, t: ToolState, id: string, done: Obj): void {
+  if (pending.has(id)) return;
+  pending.add(id);
+  const e: EventInit = { type: 'tool-approval-request', approvalId: id, toolCallId: t.toolCallId, toolName: t.toolName };
+  const extra = rest(done, ['id', 'type', 'arguments', 'name', 'server_label']);
+  if (extra) e.providerMetadata = { [PM]: extra };
+  out.emit(e);
+}
+
 function responsesItems(
   { kit, approvals, pendingApprovals, expandParallel, tools, uniqueBlock }: CoreShared,
   parts: ReturnType<typeof responsesParts>,
@@ -600,14 +610,11 @@ function responsesItems(
         const approval = str(item, 'approval_request_id');
         const toolCallId = (approval && approvals.get(approval)) ?? id;
         const t = registerTool(state, toolCallId, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
-        if (approval && approvals.has(approval)) {
-          // The call was announced with its approval request (an earlier response): only its output is new.
-          t.started = true;
-          t.ended = true;
-          return;
-        }
+        // A call answering an approval request was announced with it (an earlier response): only its output is new.
+        t.ended = toolCallId !== id;
+        t.started = t.ended;
         toolStart(t);
-        if (typeof item.arguments === 'string') toolDelta(t, item.arguments);
+        if (!t.ended && typeof item.arguments === 'string') toolDelta(t, item.arguments);
         return;
       }
       case 'mcp_list_tools':
@@ -805,14 +812,7 @@ function responsesItems(
         const meta: JsonObject = { ...itemMeta, approvalRequestId: id };
         if (typeof done.server_label === 'string') meta.serverLabel = done.server_label;
         toolEnd(t, undefined, meta);
-        // The call waits for an mcp_approval_response input item (in the next request).
-        if (item && !pendingApprovals.has(id)) {
-          pendingApprovals.add(id);
-          const e: EventInit = { type: 'tool-approval-request', approvalId: id, toolCallId: t.toolCallId, toolName: t.toolName };
-          const extra = rest(done, ['id', 'type', 'arguments', 'name', 'server_label']);
-          if (extra) e.providerMetadata = { [PM]: extra };
-          out.emit(e);
-        }
+        if (item) approvalRequest(out, pendingApprovals, t, id, done);
         return;
       }
       case 'web_search_call':
