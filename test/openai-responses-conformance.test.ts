@@ -72,7 +72,7 @@ const MCP_LIST = {
 };
 const APPROVAL = {
   reason:
-    'an MCP approval request: @ai-sdk/openai emits a tool-approval-request with a random tool call id (state approval-requested); the canonical model has no approval event, so the call keeps the request id (state input-available) and the request travels as a custom event',
+    'an MCP approval request: @ai-sdk/openai emits a tool-approval-request with a random tool call id and approval id; ours keeps the request item id as the approval id (what the mcp_approval_response needs) and the call its item id',
   normalize: (o: MessageSummary, off: MessageSummary) => {
     o.tools = onlyNameAndInput(o.tools) as ToolSummary[];
     off.tools = onlyNameAndInput(off.tools) as ToolSummary[];
@@ -156,7 +156,9 @@ describe('OpenAI Responses: our AI SDK stream against the official @ai-sdk/opena
       const body = responsesInputToSse(readFileSync(path, 'utf8'));
       const official = await officialResponsesResult(body);
       const mine = await assembleChunks(await parseAiSdkSse(ours(body).sse));
-      assert.equal(mine.finishReason, official.finishReason, file);
+      // An unanswered mcp_approval_request: @ai-sdk/openai finishes stop; our run ends waiting for the answer (tool-calls).
+      const waiting = file === 'openai-mcp-tool-approval.1.chunks.txt' || file === 'openai-mcp-tool-approval.3.chunks.txt';
+      assert.equal(mine.finishReason, waiting ? 'tool-calls' : official.finishReason, file);
     }
   });
 });

@@ -267,7 +267,8 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
   }
 
   function toolDelta(t: ToolState, delta: string): void {
-    if (!delta) return;
+    // An ended call takes no more input (an mcp_call answering an approval was announced with the request).
+    if (!delta || t.ended) return;
     t.text += delta;
     if (t.buffered) return;
     toolStart(t);
