@@ -4,7 +4,7 @@
  * Responses hosted-MCP approvals and LangGraph interrupts decode to valid canonical approvals /
  * interrupts, and their AI SDK and AG-UI streams pass the official validators (`ai`'s
  * uiMessageChunkSchema + readUIMessageStream; `@ag-ui/client`'s HttpAgent pipeline + `@ag-ui/core`'s
- * EventSchemas).
+ * EventSchemas). Each decoder's own tests check its captures are lossless.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import { missingLeaves } from './lossless.ts';
 
 const RECORDED = `${FIXTURES}recorded/openai-responses/`;
 const DEV = `${FIXTURES}openai-responses/`;
-/** Our own SDK-verified streams (see record.ts there): parallel function calls. */
+/** Our own SDK-verified streams (see record.ts there): parallel function calls; hosted-MCP approval loops (record-mcp-approval.ts). */
 const LOCAL = new URL('./fixtures/openai-responses/', import.meta.url).pathname;
 
 /** Every Responses capture: the recorded ones and the SDK-verified development set. */
@@ -19,7 +19,7 @@ const CAPTURES = [
     .filter((f) => f.endsWith('.sse') && !f.includes('aisdk-ref'))
     .map((f) => DEV + f),
   ...readdirSync(LOCAL)
-    .filter((f) => f.endsWith('.sse'))
+    .filter((f) => f.endsWith('.sse') || f.endsWith('.jsonl'))
     .map((f) => LOCAL + f),
 ];
 const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
