@@ -120,9 +120,16 @@ describe('Claude Agent SDK decoder: recorded captures', () => {
       );
       assert.equal(ofType(events, 'step-finish').length, ids.length);
 
-      // Every tool result, with its output and error flag.
+      // Every tool result, with its output and error flag; a denied call's result is the denial, not an output.
+      const denied = new Set(
+        lines(name)
+          .filter((m) => m.type === 'control_response' && m.response.response?.behavior === 'deny')
+          .map((m) => m.response.response.toolUseID),
+      );
       const toolResults = msgs.flatMap((m) =>
-        m.type === 'user' && Array.isArray(m.message.content) ? m.message.content.filter((b: Msg) => b.type === 'tool_result') : [],
+        m.type === 'user' && Array.isArray(m.message.content)
+          ? m.message.content.filter((b: Msg) => b.type === 'tool_result' && !denied.has(b.tool_use_id))
+          : [],
       );
       const outputs = events.filter((e) => e.type === 'tool-output' || e.type === 'tool-error');
       assert.deepEqual(
@@ -332,7 +339,8 @@ describe('Claude Agent SDK decoder: the AI SDK UI message stream of each capture
       // The main agent's last text is the result text (error results: the synthetic error message).
       if (!result.is_error) assert.ok(summary.text.endsWith(result.result), 'the final text');
       if (result.is_error) assert.ok(errorTexts.length > 0);
-      for (const t of summary.tools) assert.ok(['output-available', 'output-error', 'input-available'].includes(t.state), t.state);
+      for (const t of summary.tools)
+        assert.ok(['output-available', 'output-error', 'output-denied', 'input-available'].includes(t.state), t.state);
     });
   }
 

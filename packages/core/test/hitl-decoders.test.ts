@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { runAgUi, schemaIssues } from '../../../test/support/ag-ui-oracle.ts';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { runAgUi, schemaIssues, summarizeAgUi } from '../../../test/support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse, summarizeMessage } from '../../../test/support/ai-sdk-oracle.ts';
 import type { CanonicalEvent, EventOf, Framework } from '../src/index.ts';
 import { validate } from '../src/schema.ts';
@@ -27,6 +28,10 @@ interface Capture {
   interrupts?: string[];
   /** What the text the AI SDK client ends with matches. */
   text?: RegExp;
+  /** The state the AI SDK client's part of the approved / denied / waiting tool call ends in. */
+  part?: { toolName: string; state: string };
+  /** The capture of the paused run this one continues (the client holds its message). */
+  continues?: string;
 }
 
 const CAPTURES: Capture[] = [
@@ -36,6 +41,7 @@ const CAPTURES: Capture[] = [
     approvals: [{ approvalId: 'b3b9bd16-a7a2-4014-b613-d58242eb50e4', toolCallId: 'toolu_01PeRmD3lEtE4nOtEs5tXt6A', toolName: 'Bash' }],
     answers: [{ approvalId: 'b3b9bd16-a7a2-4014-b613-d58242eb50e4', approved: true }],
     text: /Deleted notes\.txt\.$/,
+    part: { toolName: 'Bash', state: 'output-available' },
   },
   {
     file: `${OWN}claude-agent-sdk/permission-deny.jsonl`,
@@ -43,24 +49,29 @@ const CAPTURES: Capture[] = [
     approvals: [{ approvalId: '9062acda-9795-4c17-b181-166230270ead', toolCallId: 'toolu_01PeRmD3lEtE4nOtEs5tXt6A', toolName: 'Bash' }],
     answers: [{ approvalId: '9062acda-9795-4c17-b181-166230270ead', approved: false }],
     text: /Left notes\.txt alone\.$/,
+    part: { toolName: 'Bash', state: 'output-denied' },
   },
   {
     file: `${OWN}claude-agent-sdk/permission-pending.jsonl`,
     from: 'claude-agent-sdk',
     approvals: [{ approvalId: '64bad10e-bfa6-44f4-9623-2bc060d199e6', toolCallId: 'toolu_01PeRmD3lEtE4nOtEs5tXt6A', toolName: 'Bash' }],
     pending: { approvalIds: ['64bad10e-bfa6-44f4-9623-2bc060d199e6'] },
+    part: { toolName: 'Bash', state: 'approval-requested' },
   },
   {
     file: `${OWN}openai-agents/responses-approval.jsonl`,
     from: 'openai-agents',
     approvals: [{ approvalId: 'call_delete_1', toolCallId: 'call_delete_1', toolName: 'delete_file' }],
     pending: { approvalIds: ['call_delete_1'] },
+    part: { toolName: 'delete_file', state: 'approval-requested' },
   },
   {
     file: `${OWN}openai-agents/responses-approval-approved.jsonl`,
     from: 'openai-agents',
     approvals: [],
     text: /^Deleted notes\.txt\.$/,
+    part: { toolName: 'delete_file', state: 'output-available' },
+    continues: `${OWN}openai-agents/responses-approval.jsonl`,
   },
   {
     file: `${OWN}openai-agents/responses-approval-rejected.jsonl`,
@@ -68,6 +79,8 @@ const CAPTURES: Capture[] = [
     approvals: [],
     answers: [{ approvalId: 'call_delete_1', approved: false }],
     text: /^Left notes\.txt alone\.$/,
+    part: { toolName: 'delete_file', state: 'output-denied' },
+    continues: `${OWN}openai-agents/responses-approval.jsonl`,
   },
   {
     file: `${FIXTURES}recorded/openai-responses/openai-mcp-tool-approval.3.chunks.txt`,
@@ -76,6 +89,7 @@ const CAPTURES: Capture[] = [
       { approvalId: 'mcpr_04a97b4fce127879006949a8672ac081959f95aa8ceedb7cd9', toolCallId: '', toolName: 'mcp.create_short_url' },
     ],
     pending: { approvalIds: ['mcpr_04a97b4fce127879006949a8672ac081959f95aa8ceedb7cd9'] },
+    part: { toolName: 'mcp.create_short_url', state: 'approval-requested' },
   },
   {
     file: `${OWN}openai-responses/mcp-approval-approved.jsonl`,
@@ -85,6 +99,7 @@ const CAPTURES: Capture[] = [
     ],
     answers: [{ approvalId: 'mcpr_04a97b4fce127879006949a8672ac081959f95aa8ceedb7cd9', approved: true }],
     text: /zip1\.io/,
+    part: { toolName: 'mcp.create_short_url', state: 'output-available' },
   },
   {
     file: `${OWN}openai-responses/mcp-approval-denied.jsonl`,
@@ -94,12 +109,14 @@ const CAPTURES: Capture[] = [
     ],
     answers: [{ approvalId: 'mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe', approved: false }],
     text: /wasn’t able/,
+    part: { toolName: 'mcp.create_short_url', state: 'output-denied' },
   },
   {
     file: `${FIXTURES}recorded/langchain/langgraph.LANGGRAPH_RESPONSE_1.jsonl`,
     from: 'langgraph',
     approvals: [{ approvalId: '32af76067f247461dd16d63e49c49e88', toolCallId: 'call_LOd3dMxgYxmNLWZVWXra9xWQ', toolName: 'delete_file' }],
     pending: { approvalIds: ['32af76067f247461dd16d63e49c49e88'] },
+    part: { toolName: 'delete_file', state: 'approval-requested' },
   },
   {
     file: `${OWN}langchain/graph-subgraph-interrupt.jsonl`,
@@ -154,17 +171,49 @@ describe('person in the loop: framework captures decode to canonical approvals a
   }
 });
 
+/** The AI SDK client's message after a stream, continuing `previous` when the run continues one (as useChat does). */
+async function aiSdkMessage(sse: string, previous?: UIMessage): Promise<{ message: UIMessage; finishReason?: string }> {
+  const chunks = await parseAiSdkSse(sse);
+  if (!previous) return assembleChunks(chunks);
+  let finishReason: string | undefined;
+  for (const c of chunks) if (c.type === 'finish' && c.finishReason) finishReason = c.finishReason;
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c);
+      controller.close();
+    },
+  });
+  const failures: unknown[] = [];
+  let message = previous;
+  for await (const m of readUIMessageStream({ message: structuredClone(previous), stream, onError: (e) => failures.push(e) })) message = m;
+  if (failures.length > 0) throw failures[0];
+  return { message, finishReason };
+}
+
+/** A continuation run carries the id of the message it continues (as the gateway's run-start does). */
+const toAiSdk = (c: Capture, file = c.file, messageId?: string) =>
+  convert(readFileSync(file), { from: c.from, to: 'ai-sdk', ...(messageId ? { messageId } : {}) });
+const toAgUi = (c: Capture, file = c.file) => convert(readFileSync(file), { from: c.from, to: 'ag-ui' });
+
 describe('person in the loop: the AI SDK stream of each capture passes the official schema and assembles', () => {
   for (const c of CAPTURES) {
     test(`${short(c.file)} (${c.from})`, async () => {
-      const sse = convert(readFileSync(c.file), { from: c.from, to: 'ai-sdk' });
-      const { message, errorTexts, finishReason } = await assembleChunks(await parseAiSdkSse(sse));
-      assert.deepEqual(errorTexts, []);
+      const previous = c.continues ? (await aiSdkMessage(toAiSdk(c, c.continues))).message : undefined;
+      const { message, finishReason } = await aiSdkMessage(toAiSdk(c, c.file, previous?.id), previous);
       if (c.pending) assert.equal(finishReason, c.pending.approvalIds ? 'tool-calls' : 'other');
       const summary = summarizeMessage(message);
       if (c.text) assert.match(summary.text, c.text);
-      for (const a of c.approvals)
-        assert.equal(summary.tools.filter((t) => t.toolName === a.toolName).length, 1, `${a.toolName}: one tool part`);
+      if (c.part) {
+        const parts = summary.tools.filter((t) => t.toolName === c.part?.toolName);
+        assert.deepEqual(
+          parts.map((t) => t.state),
+          [c.part.state],
+          `${c.part.toolName}: one tool part, ${c.part.state}`,
+        );
+      }
+      // A LangGraph interrupt that is not an approval is a data part the client keeps.
+      for (const id of c.interrupts ?? [])
+        assert.ok(message.parts.some((p) => p.type === 'data-interrupt' && (p as { id?: string }).id === id));
     });
   }
 });
@@ -172,11 +221,23 @@ describe('person in the loop: the AI SDK stream of each capture passes the offic
 describe('person in the loop: the AG-UI stream of each capture passes the official client', () => {
   for (const c of CAPTURES) {
     test(`${short(c.file)} (${c.from})`, async () => {
-      const sse = convert(readFileSync(c.file), { from: c.from, to: 'ag-ui' });
-      const run = await runAgUi(sse);
+      const initialMessages = c.continues ? (await runAgUi(toAgUi(c, c.continues))).messages : undefined;
+      const run = await runAgUi(toAgUi(c), initialMessages ? { initialMessages } : {});
       assert.equal(run.error, undefined, String(run.error));
+      assert.deepEqual(run.warnings, []);
       assert.deepEqual(schemaIssues(run.events), []);
-      assert.equal(run.events.at(-1)?.type, 'RUN_FINISHED');
+      const finished = run.events.at(-1) as { type: string; outcome?: { type: string; interrupts?: { id: string }[] } };
+      assert.equal(finished.type, 'RUN_FINISHED');
+      // What the run waits for is the RUN_FINISHED interrupt outcome, answered by RunAgentInput.resume.
+      const waiting = [...(c.pending?.approvalIds ?? []), ...(c.pending?.interruptIds ?? [])];
+      if (waiting.length > 0) {
+        assert.equal(finished.outcome?.type, 'interrupt');
+        assert.deepEqual(
+          finished.outcome?.interrupts?.map((i) => i.id),
+          waiting,
+        );
+      } else assert.notEqual(finished.outcome?.type, 'interrupt');
+      if (c.text) assert.match(summarizeAgUi(run.messages).text, c.text);
     });
   }
 });

@@ -281,12 +281,13 @@ describe('LangGraph decoder: against the official @ai-sdk/langchain path', () =>
     });
   }
 
-  test('HITL: the official adapter turns the interrupt into a tool approval request; the canonical model has none', async () => {
+  test('HITL: like the official adapter, the interrupt is a tool approval request (state approval-requested)', async () => {
     const path = `${RECORDED}langgraph.LANGGRAPH_RESPONSE_1.jsonl`;
     const official = summarizeMessage((await officialMessage(path)).message);
     const ours = summarizeMessage(await oursMessage(path, createLanggraphDecoder({ runId: 'run', now: () => 0 })));
     assert.equal(official.tools[0]?.state, 'approval-requested');
-    assert.equal(ours.tools[0]?.state, 'input-available');
+    assert.equal(ours.tools[0]?.state, 'approval-requested');
+    assert.equal(ours.tools[0]?.toolCallId, official.tools[0]?.toolCallId);
   });
 });
 

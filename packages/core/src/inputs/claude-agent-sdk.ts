@@ -383,6 +383,8 @@ function permissionPrompts(kit: Kit, toolNames: Map<string, string>) {
   const { out, raw } = kit;
   /** can_use_tool request id → the tool call it asks about, until the host answers. */
   const permissions = new Map<string, string>();
+  /** Tool calls the host denied: their tool_result is the denial Claude Code sends the model, not an output. */
+  const denied = new Set<string>();
 
   /** A `can_use_tool` control request: the CLI asks the host (canUseTool) whether a tool call may run. */
   function controlRequest(value: Record<string, unknown>, where?: Location): void {
@@ -412,6 +414,7 @@ function permissionPrompts(kit: Kit, toolNames: Map<string, string>) {
     permissions.delete(requestId);
     const answer = isObject(response.response) ? response.response : {};
     const approved = response.subtype === 'success' && answer.behavior === 'allow';
+    if (!approved) denied.add(toolCallId);
     const e: EventInit = { type: 'tool-approval-response', approvalId: requestId, toolCallId, approved };
     const reason = str(answer, 'message') ?? str(response, 'error');
     if (reason) e.reason = reason;
@@ -424,7 +427,7 @@ function permissionPrompts(kit: Kit, toolNames: Map<string, string>) {
     out.emit(e);
   }
 
-  return { controlRequest, controlResponse, permissions };
+  return { controlRequest, controlResponse, permissions, denied };
 }
 
 /** Creates a decoder for the Claude Agent SDK `query()` message stream. */
@@ -433,7 +436,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   const { out, error, raw } = kit;
   const toolNames = new Map<string, string>();
   const toolInputs = new Map<string, Json>();
-  const { controlRequest, controlResponse, permissions } = permissionPrompts(kit, toolNames);
+  const { controlRequest, controlResponse, permissions, denied } = permissionPrompts(kit, toolNames);
   /** task_id → tool_use_id of the Agent call, from system/task_started. */
   const taskIds = new Map<string, string>();
   const stepIds = new Set<string>();
@@ -575,11 +578,18 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     let other = typeof message.content === 'string';
     if (Array.isArray(message.content)) {
       for (const [i, block] of message.content.entries()) {
-        if (isObject(block) && block.type === 'tool_result') toolResult(a, block, value, at(where, `message.content[${i}]`));
+        if (isObject(block) && block.type === 'tool_result' && !denied.has(str(block, 'tool_use_id') ?? ''))
+          toolResult(a, block, value, at(where, `message.content[${i}]`));
         else other = true;
       }
     }
-    if (other) raw(value, 'a user message (prompt or echo): the canonical model has no event for user input', where, a.subagentId);
+    if (other)
+      raw(
+        value,
+        'a user message (prompt, echo, or the tool_result of a denied call, since a denied tool does not run): the canonical model has no event for it',
+        where,
+        a.subagentId,
+      );
   }
 
   function toolResult(a: Agent, block: Record<string, unknown>, value: Record<string, unknown>, where: Location): void {
@@ -800,14 +810,10 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         return;
       }
       if (!fatal && permissions.size > 0) {
-        // The host forwarded a permission prompt and ended the run there: it ends waiting for the answer.
+        // The host forwarded a permission prompt and ended the run there: it ends waiting for the answer
+        // (the emitter names it: run-finish.pending).
         for (const a of agents.values()) closeAgent(a, false);
-        out.emit({
-          type: 'run-finish',
-          finishReason: 'tool-calls',
-          pending: { approvalIds: [...permissions.keys()] },
-          ...(runUsage ? { usage: { ...runUsage } } : {}),
-        });
+        out.emit({ type: 'run-finish', finishReason: 'tool-calls', ...(runUsage ? { usage: { ...runUsage } } : {}) });
         return;
       }
       if (!fatal) {

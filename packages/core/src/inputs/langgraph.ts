@@ -123,8 +123,7 @@ function subgraphs(ctx: LcContext, subagents: Map<string, { parent?: string; nod
  */
 function interrupts(ctx: LcContext, closeSteps: () => void) {
   const seen = new Set<string>();
-  const pendingInterrupts: string[] = [];
-  const pendingApprovals: string[] = [];
+  const state = { interrupted: false };
   function interrupt(value: unknown, where?: Location): void {
     if (!Array.isArray(value)) return ctx.invalid(where, '__interrupt__', 'a list of interrupts');
     const fresh = value.filter((i) => {
@@ -134,6 +133,7 @@ function interrupts(ctx: LcContext, closeSteps: () => void) {
       return true;
     });
     if (fresh.length === 0) return;
+    state.interrupted = true;
     closeSteps();
     let message: string | undefined;
     for (const item of fresh) {
@@ -149,7 +149,6 @@ function interrupts(ctx: LcContext, closeSteps: () => void) {
       if (prompt) e.message = prompt;
       if (v !== undefined) e.value = v as Json;
       if (meta) e.providerMetadata = { langgraph: meta };
-      pendingInterrupts.push(interruptId);
       ctx.emit(e);
     }
     ctx.emit({ type: 'status', status: 'interrupted', ...(message ? { message } : {}) });
@@ -184,13 +183,12 @@ function interrupts(ctx: LcContext, closeSteps: () => void) {
       const others = rest(v, ['actionRequests', 'reviewConfigs']);
       if (others) lg.value = others;
       e.providerMetadata = { langgraph: lg };
-      pendingApprovals.push(approvalId);
       ctx.emit(e);
     });
     return true;
   }
 
-  return { interrupt, pendingInterrupts, pendingApprovals };
+  return { interrupt, state };
 }
 
 /** Creates a decoder for LangGraph `graph.stream(..., { streamMode: [...] })` tuples. */
@@ -207,7 +205,7 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
   const taskOf = new WeakMap<AiMessage, string>();
   let values = 0;
   const subagents = new Map<string, { parent?: string; node: string }>();
-  const { interrupt, pendingInterrupts, pendingApprovals } = interrupts(ctx, () => {
+  const { interrupt, state: waiting } = interrupts(ctx, () => {
     for (const s of [...steps.values()]) closeStep(s);
   });
   let stepCount = 0;
@@ -554,24 +552,10 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         ctx.empty('the stream contained no LangGraph [mode, payload] tuples');
         ctx.fatal = true;
       }
-      const interrupted = !ctx.fatal && pendingInterrupts.length + pendingApprovals.length > 0;
-      const e: EventInit = {
-        type: 'run-finish',
-        finishReason: ctx.fatal
-          ? 'error'
-          : interrupted
-            ? pendingApprovals.length > 0
-              ? 'tool-calls'
-              : 'other'
-            : (ctx.lastFinish ?? 'stop'),
-      };
-      if (interrupted) {
-        e.rawFinishReason = 'interrupt';
-        e.pending = {
-          ...(pendingApprovals.length > 0 ? { approvalIds: pendingApprovals } : {}),
-          ...(pendingInterrupts.length > 0 ? { interruptIds: pendingInterrupts } : {}),
-        };
-      } else if (!ctx.fatal && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
+      // After an interrupt the emitter names what the run waits for (pending, finishReason tool-calls / other).
+      const e: EventInit = { type: 'run-finish', finishReason: ctx.fatal ? 'error' : (ctx.lastFinish ?? 'stop') };
+      if (!ctx.fatal && waiting.interrupted) e.rawFinishReason = 'interrupt';
+      else if (!ctx.fatal && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
       if (ctx.total) e.usage = ctx.total;
       ctx.emit(e);
     },

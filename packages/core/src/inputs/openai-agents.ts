@@ -540,16 +540,12 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         fatal = true;
       }
       const isError = fatal || core.fatal;
-      const waiting = isError ? [] : [...approvals, ...core.pendingApprovals];
-      const e: EventInit = {
-        type: 'run-finish',
-        finishReason: isError ? 'error' : waiting.length > 0 ? 'tool-calls' : (lastFinish ?? 'other'),
-      };
+      // Approvals left unanswered: the emitter names them (run-finish.pending, finishReason tool-calls).
+      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (lastFinish ?? 'other') };
       if (!isError) {
         if (approvals.size > 0) e.rawFinishReason = 'tool_approval_requested';
         else if (lastRawFinish) e.rawFinishReason = lastRawFinish;
       }
-      if (waiting.length > 0) e.pending = { approvalIds: waiting };
       if (total) e.usage = total;
       out.emit(e);
     },

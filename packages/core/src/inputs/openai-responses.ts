@@ -128,8 +128,6 @@ export interface ResponsesCore {
   remember(id: string): void;
   /** Tool name and provider-executed flag of a call seen in the Responses events. */
   toolOf(toolCallId: string): { toolName: string; providerExecuted: boolean } | undefined;
-  /** Approval requests (`mcp_approval_request`) not answered in the input: the run ends waiting for them. */
-  readonly pendingApprovals: readonly string[];
 }
 
 /** Maps a Responses finish (incomplete_details.reason) like @ai-sdk/openai does. */
@@ -1499,9 +1497,6 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
       known.add(id);
     },
     toolOf: (id) => tools.get(id),
-    get pendingApprovals() {
-      return [...pendingApprovals];
-    },
   };
 }
 
@@ -1547,13 +1542,9 @@ export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOpti
         failed = true;
       }
       const isError = failed || core.fatal;
-      const waiting = isError ? [] : [...core.pendingApprovals];
-      const e: EventInit = {
-        type: 'run-finish',
-        finishReason: isError ? 'error' : waiting.length > 0 ? 'tool-calls' : (core.lastFinish ?? 'other'),
-      };
+      // An approval left unanswered: the emitter names it (run-finish.pending, finishReason tool-calls).
+      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
       if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
-      if (waiting.length > 0) e.pending = { approvalIds: waiting };
       if (core.total) e.usage = core.total;
       out.emit(e);
     },
