@@ -219,11 +219,24 @@ describe('OpenAI Responses: every step holds what the openai SDK accumulator ass
   });
 });
 
+/** Resumed runs (after an approval) and the paused run whose message they continue. */
+const CONTINUES: Record<string, string> = {
+  'responses-approval-approved.jsonl': 'responses-approval.jsonl',
+  'responses-approval-rejected.jsonl': 'responses-approval.jsonl',
+};
+
 describe('OpenAI Agents SDK runs through the AI SDK encoder', () => {
   for (const file of readdirSync(AGENTS).filter((f) => f.endsWith('.jsonl'))) {
     test(`${file}: valid official UI chunks that assemble`, async () => {
-      const { sse } = run(createOpenAIAgentsDecoder({ runId: 'run', now: () => 0 }), readFileSync(AGENTS + file, 'utf8'));
-      const { message, finishReason, errorTexts } = await assembleChunks(await parseAiSdkSse(sse));
+      const earlier = CONTINUES[file];
+      const previous = earlier
+        ? await assembleUIMessage(
+            run(createOpenAIAgentsDecoder({ runId: 'run0', now: () => 0 }), readFileSync(AGENTS + earlier, 'utf8')).sse,
+          )
+        : undefined;
+      const decoder = createOpenAIAgentsDecoder({ runId: 'run', now: () => 0, ...(previous ? { messageId: previous.id } : {}) });
+      const { sse } = run(decoder, readFileSync(AGENTS + file, 'utf8'));
+      const { message, finishReason, errorTexts } = await assembleChunks(await parseAiSdkSse(sse), previous);
       assert.ok(message.parts.length > 0 || errorTexts.length > 0, file);
       assert.ok(finishReason, file);
     });

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import type { UIMessage } from 'ai';
 import { runAgUi, schemaIssues, summarizeAgUi } from '../../../test/support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse, summarizeMessage } from '../../../test/support/ai-sdk-oracle.ts';
 import type { CanonicalEvent, EventOf, Framework } from '../src/index.ts';
@@ -173,20 +173,8 @@ describe('person in the loop: framework captures decode to canonical approvals a
 
 /** The AI SDK client's message after a stream, continuing `previous` when the run continues one (as useChat does). */
 async function aiSdkMessage(sse: string, previous?: UIMessage): Promise<{ message: UIMessage; finishReason?: string }> {
-  const chunks = await parseAiSdkSse(sse);
-  if (!previous) return assembleChunks(chunks);
-  let finishReason: string | undefined;
-  for (const c of chunks) if (c.type === 'finish' && c.finishReason) finishReason = c.finishReason;
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const c of chunks) controller.enqueue(c);
-      controller.close();
-    },
-  });
-  const failures: unknown[] = [];
-  let message = previous;
-  for await (const m of readUIMessageStream({ message: structuredClone(previous), stream, onError: (e) => failures.push(e) })) message = m;
-  if (failures.length > 0) throw failures[0];
+  const { message, finishReason, errorTexts } = await assembleChunks(await parseAiSdkSse(sse), previous);
+  assert.deepEqual(errorTexts, []);
   return { message, finishReason };
 }
 

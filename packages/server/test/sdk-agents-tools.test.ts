@@ -75,7 +75,7 @@ const DENIED = 'The user denied this tool call: Not that file.';
 describe('SDK agents with frontend tools and tool answers (loopback server on 127.0.0.1)', () => {
   let server: Server;
   let url = '';
-  let body = Buffer.alloc(0);
+  let body: Buffer = Buffer.alloc(0);
   const received: Record<string, unknown>[] = [];
 
   before(async () => {
