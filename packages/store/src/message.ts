@@ -90,7 +90,27 @@ export interface TextPart extends PartBase {
 }
 
 /** AI SDK tool part states that a canonical stream can reach. */
-export type ToolState = 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
+export type ToolState =
+  | 'input-streaming'
+  | 'input-available'
+  | 'approval-requested'
+  | 'approval-responded'
+  | 'output-available'
+  | 'output-error'
+  | 'output-denied';
+
+/** A tool call's approval, as the AI SDK tool part holds it (`approval`). */
+export interface ToolApproval {
+  id: string;
+  /** Why approval was asked (`tool-approval-request.reason`). */
+  requestReason?: string;
+  /** The answer, once there is one. */
+  approved?: boolean;
+  /** Why it was approved or denied. */
+  reason?: string;
+  /** Who answered. */
+  by?: string;
+}
 
 export interface ToolPart extends PartBase {
   type: 'tool';
@@ -110,6 +130,8 @@ export interface ToolPart extends PartBase {
   errorOutput?: Json;
   preliminary?: boolean;
   providerExecuted?: boolean;
+  /** The approval asked for the call and its answer. */
+  approval?: ToolApproval;
   callProviderMetadata?: ProviderMetadata;
   resultProviderMetadata?: ProviderMetadata;
   startedAt: number;
@@ -270,6 +292,12 @@ export interface ProjectorInit {
   messageId?: string;
   /** createdAt of the message (default: run-start's ts). */
   createdAt?: number;
+  /**
+   * The parts of the assistant message this run continues (a run that answers approvals or client tool
+   * calls): the run's parts follow them, and its answers and outputs settle the calls among them, as
+   * the AI SDK client continuing that message does.
+   */
+  continues?: readonly MessagePart[];
 }
 
 /** Merges providerMetadata per provider key (core's, re-exported for the store's users). */

@@ -29,6 +29,7 @@ import {
   type StepStartPart,
   type StoredCitation,
   type TextPart,
+  type ToolApproval,
   type ToolPart,
 } from './message.ts';
 
@@ -77,9 +78,24 @@ export class PartsMirror {
   private readonly dataById = new Map<string, DataPart>();
   /** Index of the last step-start part (current step = parts after it). */
   private stepIndex = -1;
+  /** Whether a step opened in this run (a continuation's answers come before the first). */
+  private stepped = false;
+  /** Tool calls of the message this run continues, answered in this run (the encoder opens no part for them). */
+  private readonly earlier = new Set<string>();
+  /** approvalId → toolCallId of the approvals asked in this run. */
+  private readonly approvals = new Map<string, string>();
 
-  constructor(sources: SourceInfo[]) {
+  /**
+   * `continued`: the parts of the assistant message this run continues (a run that answers an approval
+   * or a client tool call), as the client holds it: outputs and answers find their calls there.
+   */
+  constructor(sources: SourceInfo[], continued: readonly MessagePart[] = []) {
     this.sources = sources;
+    for (const p of continued) {
+      if (p.type === 'step-start') this.stepIndex = this.parts.length;
+      if (p.type === 'data' && p.id !== undefined) this.dataById.set(`${p.name}\u0000${p.id}`, p);
+      this.parts.push(p);
+    }
   }
 
   /** Brings the streamed text of open blocks and the partial input of streaming tool calls into their parts. */
@@ -99,6 +115,7 @@ export class PartsMirror {
   private ensureStep(e: CanonicalEvent): void {
     if (this.stepOpen) return;
     this.stepOpen = true;
+    this.stepped = true;
     const p: StepStartPart = { type: 'step-start', seq: e.seq, startedAt: e.ts };
     if (e.type === 'step-start') {
       p.stepId = e.stepId;
@@ -171,6 +188,35 @@ export class PartsMirror {
     this.openReasoning.set(e.blockId, r);
     this.parts.push(part);
     return r;
+  }
+
+  /** Whether an output is for a call of the message this run continues (as the AI SDK encoder decides). */
+  private continued(toolCallId: string): boolean {
+    if (this.knownTools.has(toolCallId)) return false;
+    if (!this.stepped) this.earlier.add(toolCallId);
+    return this.earlier.has(toolCallId);
+  }
+
+  /** A tool output or error lands on its part. */
+  private settle(part: ToolPart, e: EventOf<'tool-output'> | EventOf<'tool-error'>): void {
+    part.endedAt = e.ts;
+    part.durationMs = e.ts - part.startedAt;
+    part.outputSeq = e.seq;
+    if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+    if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
+    if (e.type === 'tool-output') {
+      part.state = 'output-available';
+      part.output = e.output;
+      delete part.errorText;
+      if (e.preliminary) part.preliminary = true;
+      else delete part.preliminary;
+    } else {
+      part.state = 'output-error';
+      part.errorText = e.error;
+      delete part.output;
+      if (e.output !== undefined) part.errorOutput = e.output;
+      delete part.preliminary;
+    }
   }
 
   /** readUIMessageStream's lookup of a static tool part in the current step. */
@@ -350,6 +396,12 @@ export class PartsMirror {
       }
       case 'tool-output':
       case 'tool-error': {
+        if (this.continued(e.toolCallId)) {
+          // The encoder sends a bare output: the client finds the call in the message it continues.
+          const part = this.toolAnywhere(e.toolCallId);
+          if (part) this.settle(part, e);
+          return;
+        }
         this.ensureStep(e);
         if (!this.knownTools.has(e.toolCallId)) {
           // The encoder synthesises a call for an output of an unseen call.
@@ -358,27 +410,49 @@ export class PartsMirror {
           synthetic.state = 'input-available';
           synthetic.input = {};
         }
-        const part = this.toolAnywhere(e.toolCallId) as ToolPart;
-        part.endedAt = e.ts;
-        part.durationMs = e.ts - part.startedAt;
-        part.outputSeq = e.seq;
-        if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-        if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
-        if (e.type === 'tool-output') {
-          part.state = 'output-available';
-          part.output = e.output;
-          delete part.errorText;
-          if (e.preliminary) part.preliminary = true;
-          else delete part.preliminary;
-        } else {
-          part.state = 'output-error';
-          part.errorText = e.error;
-          delete part.output;
-          if (e.output !== undefined) part.errorOutput = e.output;
-          delete part.preliminary;
+        this.settle(this.toolAnywhere(e.toolCallId) as ToolPart, e);
+        return;
+      }
+      case 'tool-approval-request': {
+        // The encoder sends it for a call it knows (this run's, or the continued message's).
+        if (!this.knownTools.has(e.toolCallId) && !this.earlier.has(e.toolCallId)) return;
+        const part = this.toolAnywhere(e.toolCallId);
+        if (!part) return;
+        this.approvals.set(e.approvalId, e.toolCallId);
+        part.state = 'approval-requested';
+        part.approval = e.reason !== undefined ? { id: e.approvalId, requestReason: e.reason } : { id: e.approvalId };
+        return;
+      }
+      case 'tool-approval-response': {
+        const toolCallId = this.approvals.get(e.approvalId) ?? e.toolCallId;
+        if (toolCallId !== undefined && !this.knownTools.has(toolCallId)) this.earlier.add(toolCallId);
+        const part = this.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
+        if (part) {
+          part.state = 'approval-responded';
+          part.approval = { ...(part.approval as ToolApproval), approved: e.approved };
+          if (e.reason !== undefined) part.approval.reason = e.reason;
+          if (e.by !== undefined) part.approval.by = e.by;
+          if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+          if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
+        }
+        if (!e.approved && toolCallId !== undefined) {
+          const denied = this.toolAnywhere(toolCallId);
+          if (denied) {
+            // No outputSeq: a denied call has no result (AG-UI history shows none, as live).
+            denied.state = 'output-denied';
+            denied.endedAt = e.ts;
+          }
         }
         return;
       }
+      case 'interrupt':
+      case 'interrupt-response': {
+        const { type, runId: _r, seq: _s, ts: _t, subagentId: _sa, ...data } = e;
+        this.data(e, type, e.interruptId, data as JsonObject);
+        return;
+      }
+      case 'client-tool-call':
+        return;
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
           if (this.sourceUrls.has(e.url)) return;

@@ -66,7 +66,7 @@ export class Projector {
 
   constructor(init: ProjectorInit = {}) {
     this.init = init;
-    this.mirror = new PartsMirror(this.sources);
+    this.mirror = new PartsMirror(this.sources, init.continues ? structuredClone(init.continues) : []);
   }
 
   /** seq of the last event applied (-1 before the first). */
