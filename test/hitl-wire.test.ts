@@ -13,11 +13,15 @@ import {
   createAgUiEncoder,
   createAiSdkEncoder,
   createDecoder,
+  createDsAgentEncoder,
+  createWsEncoder,
   type EventInit,
+  framed,
   type Machine,
 } from '../packages/core/src/index.ts';
 import { validate } from '../packages/core/src/model/validate.ts';
 import { validateAiSdkChunks } from '../packages/core/src/protocols/ai-sdk/schema.ts';
+import { validateDsAgentMessages, validateWsEvents } from '../packages/core/src/schema.ts';
 import { runAgUi, schemaIssues } from './support/ag-ui-oracle.ts';
 import { parseAiSdkSse } from './support/ai-sdk-oracle.ts';
 
@@ -358,5 +362,202 @@ describe('AG-UI: RUN_FINISHED outcomes through the official client', () => {
       [['call_1', 'deleted']],
     );
     assert.equal(r.messages.at(-1)?.content, 'Deleted notes.txt');
+  });
+});
+
+describe('readers: the same wire back to canonical', () => {
+  const HITL = new Set(['tool-approval-request', 'tool-approval-response', 'client-tool-call', 'interrupt', 'interrupt-response']);
+  /** The person-in-the-loop events and the run-finish's pending, without envelope or metadata. */
+  const waits = (events: CanonicalEvent[]) =>
+    events
+      .filter((e) => HITL.has(e.type) || e.type === 'run-finish')
+      .map((e) => {
+        const {
+          runId: _r,
+          seq: _s,
+          ts: _t,
+          providerMetadata: _pm,
+          usage: _u,
+          ...rest
+        } = e as CanonicalEvent & { usage?: unknown; providerMetadata?: unknown };
+        return rest;
+      });
+  const read = (body: string, from: 'ai-sdk' | 'ag-ui') => {
+    const m = framed(createDecoder(from, { runId: 'x', now: () => 0 }));
+    return [...m.push(body), ...m.end()];
+  };
+  const mixed = lines([
+    { type: 'approval_request', data: { id: 'c1', name: 'rm', input: {}, approval_id: 'appr_1', reason: 'Sure?' } },
+    { type: 'client_tool_call', data: { id: 'c2', name: 'get_location' } },
+    { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+    { type: 'done' },
+  ]);
+  const continuation = run('run_2', 'msg_1', [
+    { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'c1', approved: false, reason: 'no' },
+    { type: 'tool-output', toolCallId: 'c2', output: 'Paris' },
+    { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+    { type: 'run-finish', finishReason: 'stop' },
+  ]);
+
+  for (const protocol of ['ai-sdk', 'ag-ui'] as const) {
+    test(`${protocol}: approvals, client tool calls and interrupts asked come back, with the run's pending`, () => {
+      const back = read(sse(mixed, protocol), protocol);
+      assert.deepEqual(validate(back, { complete: true }).issues, []);
+      const expected = waits(mixed);
+      const got = waits(back);
+      if (protocol === 'ag-ui') {
+        // AG-UI carries them in RUN_FINISHED: approvals, then interrupts, then client calls.
+        assert.deepEqual(got, [expected[0], expected[2], expected[1], expected[3]]);
+        return;
+      }
+      // The AI SDK wire has no chunk for a client tool call (a tool-input-available the client's
+      // onToolCall answers): the reader does not invent one, so pending lacks it.
+      const finish = expected[3] as { pending: Record<string, unknown> };
+      assert.deepEqual(got, [expected[0], expected[2], { ...finish, pending: { approvalIds: ['appr_1'], interruptIds: ['int_1'] } }]);
+    });
+  }
+
+  test('ai-sdk: a continuation comes back (the denial once, interrupt answer as data)', () => {
+    const back = read(sse(continuation, 'ai-sdk'), 'ai-sdk');
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    assert.deepEqual(
+      waits(back).map((e) => e.type),
+      ['tool-approval-response', 'interrupt-response', 'run-finish'],
+    );
+    assert.deepEqual(
+      back.filter((e) => e.type === 'tool-output').map((e) => e.type === 'tool-output' && [e.toolCallId, e.output]),
+      [['c2', 'Paris']],
+    );
+  });
+
+  test('ag-ui: RunAgentInput.resume on RUN_STARTED → approval answers (cancelled: denied) and interrupt answers', () => {
+    const events = [
+      {
+        type: 'RUN_STARTED',
+        threadId: 't',
+        runId: 'r2',
+        input: {
+          threadId: 't',
+          runId: 'r2',
+          messages: [],
+          tools: [],
+          context: [],
+          state: {},
+          forwardedProps: {},
+          resume: [
+            { interruptId: 'appr_1', status: 'resolved', payload: { approved: true } },
+            { interruptId: 'appr_2', status: 'cancelled', payload: { approved: true } },
+            { interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+          ],
+        },
+      },
+      { type: 'RUN_FINISHED', threadId: 't', runId: 'r2' },
+    ];
+    const back = read(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), 'ag-ui');
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    assert.deepEqual(waits(back).slice(0, 3), [
+      { type: 'tool-approval-response', approvalId: 'appr_1', approved: true },
+      { type: 'tool-approval-response', approvalId: 'appr_2', approved: false },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+    ]);
+  });
+});
+
+describe('WebSocket contract: tool_approval_request, client_tool_call, interrupt frames', () => {
+  test('the frames validate, and read back to the same events and pending', () => {
+    const events = [
+      ...lines([
+        { type: 'approval_request', data: { id: 'c1', name: 'rm', input: {}, approval_id: 'appr_1', reason: 'Sure?' } },
+        { type: 'client_tool_call', data: { id: 'c2', name: 'get_location' } },
+        { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+        { type: 'done' },
+      ]),
+    ];
+    const enc = createWsEncoder();
+    const frames = [...events.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    const pick = (type: string) => frames.find((f) => f.type === type) as Record<string, unknown>;
+    const { type, approval_id, tool_call_id, tool_name, reason } = pick('tool_approval_request');
+    assert.deepEqual(
+      { type, approval_id, tool_call_id, tool_name, reason },
+      { type: 'tool_approval_request', approval_id: 'appr_1', tool_call_id: 'c1', tool_name: 'rm', reason: 'Sure?' },
+    );
+    assert.deepEqual(pick('complete').pending, { approval_ids: ['appr_1'], tool_call_ids: ['c2'], interrupt_ids: ['int_1'] });
+    const d = createDecoder('ws', { runId: 'run_1', messageId: 'msg_1', now: () => 0 });
+    const back = [...frames.flatMap((f, i) => d.push(f, { line: i + 1 })), ...d.end()];
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    const strip = (list: CanonicalEvent[]) =>
+      list
+        .filter(
+          (e) => e.type.includes('approval') || e.type.includes('interrupt') || e.type === 'client-tool-call' || e.type === 'run-finish',
+        )
+        .map(({ seq: _s, ts: _t, ...e }) => e);
+    assert.deepEqual(strip(back), strip(events));
+  });
+
+  test('answers: tool_approval_response and interrupt_response', () => {
+    const second = run('run_2', 'msg_1', [
+      { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'c1', approved: false, reason: 'no', by: 'u1' },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'cancelled' },
+      { type: 'run-finish', finishReason: 'stop' },
+    ]);
+    const enc = createWsEncoder();
+    const frames = [...second.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    assert.deepEqual(
+      frames
+        .filter((f) => f.type.endsWith('_response'))
+        .map(({ type, ...f }) => [type, (f as { approval_id?: string }).approval_id ?? (f as { interrupt_id?: string }).interrupt_id]),
+      [
+        ['tool_approval_response', 'appr_1'],
+        ['interrupt_response', 'int_1'],
+      ],
+    );
+  });
+});
+
+describe('DSAgentRunMessage: approval and interrupt messages to the chat component', () => {
+  test('they validate and read back', () => {
+    const events = [
+      ...lines([
+        { type: 'approval_request', data: { id: 'c1', name: 'delete_file', input: { path: 'notes.txt' }, reason: 'Sure?' } },
+        { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+        { type: 'done' },
+      ]),
+    ];
+    const enc = createDsAgentEncoder();
+    const messages = [...events.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateDsAgentMessages(messages).issues, []);
+    const approval = messages.find((m) => m.metadata.message_type === 'tool_approval_request');
+    assert.deepEqual(approval?.metadata, {
+      component: 'chat',
+      message_type: 'tool_approval_request',
+      approval_id: 'approval_c1',
+      tool_id: 'c1',
+      tool_name: 'delete_file',
+      reason: 'Sure?',
+      title: '✋ Approve delete_file?',
+      status: 'pending',
+    });
+    const d = createDecoder('dsagent', { runId: 'run_1', now: () => 0 });
+    const back = [...messages.flatMap((m, i) => d.push(m, { line: i + 1 })), ...d.end()];
+    const pick = (list: CanonicalEvent[]) =>
+      list.filter((e) => e.type === 'tool-approval-request' || e.type === 'interrupt').map(({ runId: _r, seq: _s, ts: _t, ...e }) => e);
+    assert.deepEqual(pick(back), pick(events));
+    const second = run('run_2', 'msg_1', [
+      { type: 'tool-approval-response', approvalId: 'approval_c1', toolCallId: 'c1', approved: false, by: 'u1' },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+      { type: 'run-finish', finishReason: 'stop' },
+    ]);
+    const enc2 = createDsAgentEncoder();
+    const answers = [...second.flatMap((e) => enc2.push(e)), ...enc2.end()];
+    assert.deepEqual(validateDsAgentMessages(answers).issues, []);
+    assert.deepEqual(
+      answers.map((m) => [m.metadata.message_type, (m.metadata as { title?: string }).title]),
+      [
+        ['tool_approval_response', '🚫 Denied'],
+        ['interrupt_response', '✅ Answered'],
+      ],
+    );
   });
 });

@@ -58,6 +58,55 @@ export function sourceInfo(e: EventOf<'source'>): SourceInfo {
   return s;
 }
 
+/** An event's fields without its envelope and type (a data part's data). */
+function withoutEnvelope(e: CanonicalEvent): JsonObject {
+  const { type: _type, runId: _r, seq: _s, ts: _t, subagentId: _sa, ...data } = e;
+  return data as JsonObject;
+}
+
+/** A tool output or error lands on its part. */
+function settle(part: ToolPart, e: EventOf<'tool-output'> | EventOf<'tool-error'>): void {
+  part.endedAt = e.ts;
+  part.durationMs = e.ts - part.startedAt;
+  part.outputSeq = e.seq;
+  if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+  if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
+  if (e.type === 'tool-output') {
+    part.state = 'output-available';
+    part.output = e.output;
+    delete part.errorText;
+    if (e.preliminary) part.preliminary = true;
+    else delete part.preliminary;
+  } else {
+    part.state = 'output-error';
+    part.errorText = e.error;
+    delete part.output;
+    if (e.output !== undefined) part.errorOutput = e.output;
+    delete part.preliminary;
+  }
+}
+
+/**
+ * A tool approval's answer on the parts (the client's tool-approval-response, then for a denial its
+ * tool-output-denied on `call`): the approval answered, the call denied.
+ */
+function answerApproval(parts: readonly MessagePart[], e: EventOf<'tool-approval-response'>, call: ToolPart | undefined): void {
+  const part = parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
+  if (part) {
+    part.state = 'approval-responded';
+    part.approval = { ...(part.approval as ToolApproval), approved: e.approved };
+    if (e.reason !== undefined) part.approval.reason = e.reason;
+    if (e.by !== undefined) part.approval.by = e.by;
+    if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+    if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
+  }
+  if (!e.approved && call) {
+    // No outputSeq: a denied call has no result (AG-UI history shows none, as live).
+    call.state = 'output-denied';
+    call.endedAt = e.ts;
+  }
+}
+
 /** The AI SDK parts of one run, built event by event. */
 export class PartsMirror {
   /** The parts so far (open blocks' text is brought up to date by `flush`). */
@@ -197,28 +246,6 @@ export class PartsMirror {
     return this.earlier.has(toolCallId);
   }
 
-  /** A tool output or error lands on its part. */
-  private settle(part: ToolPart, e: EventOf<'tool-output'> | EventOf<'tool-error'>): void {
-    part.endedAt = e.ts;
-    part.durationMs = e.ts - part.startedAt;
-    part.outputSeq = e.seq;
-    if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-    if (e.providerMetadata) part.resultProviderMetadata = e.providerMetadata;
-    if (e.type === 'tool-output') {
-      part.state = 'output-available';
-      part.output = e.output;
-      delete part.errorText;
-      if (e.preliminary) part.preliminary = true;
-      else delete part.preliminary;
-    } else {
-      part.state = 'output-error';
-      part.errorText = e.error;
-      delete part.output;
-      if (e.output !== undefined) part.errorOutput = e.output;
-      delete part.preliminary;
-    }
-  }
-
   /** readUIMessageStream's lookup of a static tool part in the current step. */
   private toolInStep(toolCallId: string): ToolPart | undefined {
     for (let i = this.parts.length - 1; i > this.stepIndex; i--) {
@@ -267,6 +294,7 @@ export class PartsMirror {
   apply(e: CanonicalEvent): void {
     switch (e.type) {
       case 'run-start':
+      case 'client-tool-call':
       case 'raw':
       case 'status':
       case 'state-delta':
@@ -399,7 +427,7 @@ export class PartsMirror {
         if (this.continued(e.toolCallId)) {
           // The encoder sends a bare output: the client finds the call in the message it continues.
           const part = this.toolAnywhere(e.toolCallId);
-          if (part) this.settle(part, e);
+          if (part) settle(part, e);
           return;
         }
         this.ensureStep(e);
@@ -410,13 +438,12 @@ export class PartsMirror {
           synthetic.state = 'input-available';
           synthetic.input = {};
         }
-        this.settle(this.toolAnywhere(e.toolCallId) as ToolPart, e);
+        settle(this.toolAnywhere(e.toolCallId) as ToolPart, e);
         return;
       }
       case 'tool-approval-request': {
         // The encoder sends it for a call it knows (this run's, or the continued message's).
-        if (!this.knownTools.has(e.toolCallId) && !this.earlier.has(e.toolCallId)) return;
-        const part = this.toolAnywhere(e.toolCallId);
+        const part = this.knownTools.has(e.toolCallId) || this.earlier.has(e.toolCallId) ? this.toolAnywhere(e.toolCallId) : undefined;
         if (!part) return;
         this.approvals.set(e.approvalId, e.toolCallId);
         part.state = 'approval-requested';
@@ -426,32 +453,12 @@ export class PartsMirror {
       case 'tool-approval-response': {
         const toolCallId = this.approvals.get(e.approvalId) ?? e.toolCallId;
         if (toolCallId !== undefined && !this.knownTools.has(toolCallId)) this.earlier.add(toolCallId);
-        const part = this.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
-        if (part) {
-          part.state = 'approval-responded';
-          part.approval = { ...(part.approval as ToolApproval), approved: e.approved };
-          if (e.reason !== undefined) part.approval.reason = e.reason;
-          if (e.by !== undefined) part.approval.by = e.by;
-          if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-          if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
-        }
-        if (!e.approved && toolCallId !== undefined) {
-          const denied = this.toolAnywhere(toolCallId);
-          if (denied) {
-            // No outputSeq: a denied call has no result (AG-UI history shows none, as live).
-            denied.state = 'output-denied';
-            denied.endedAt = e.ts;
-          }
-        }
+        answerApproval(this.parts, e, toolCallId === undefined ? undefined : this.toolAnywhere(toolCallId));
         return;
       }
       case 'interrupt':
-      case 'interrupt-response': {
-        const { type, runId: _r, seq: _s, ts: _t, subagentId: _sa, ...data } = e;
-        this.data(e, type, e.interruptId, data as JsonObject);
-        return;
-      }
-      case 'client-tool-call':
+      case 'interrupt-response':
+        this.data(e, e.type, e.interruptId, withoutEnvelope(e));
         return;
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
