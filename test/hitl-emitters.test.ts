@@ -30,7 +30,11 @@ function decode(lines: unknown[]): CanonicalEvent[] {
 describe('emitter helpers: approval_request, client_tool_call, interrupt', () => {
   test('TypeScript', async () => {
     let text = '';
-    const e = new Emitter({ write: (chunk: string) => ((text += chunk), true), once: () => undefined });
+    const write = (chunk: string): boolean => {
+      text += chunk;
+      return true;
+    };
+    const e = new Emitter({ write, once: () => undefined });
     e.approvalRequest('call_1', 'delete_file', { path: 'notes.txt' }, { approvalId: 'appr_1', reason: 'Sure?' });
     e.clientToolCall('call_2', 'get_location');
     e.interrupt('int_1', 'input_required', { message: 'Which city?', value: { q: 1 } });
