@@ -96,11 +96,40 @@ describe('AI SDK encoder: the simplified agent format', () => {
   test('the variant namespace is configurable (mobox for seed 000 clients)', async () => {
     const m = await assembleUIMessage(toAiSdk(run, 'claude', 'mobox'));
     const reasoning = m.parts.filter((p) => p.type === 'reasoning');
+    // The todos are processing text too (seed 000's formatter), closing the thinking block.
     assert.deepEqual(
       reasoning.map((p) => variant(p, 'mobox')),
-      ['processing', 'thinking'],
+      ['processing', 'thinking', 'processing'],
     );
     assert.equal(variant(reasoning[0] as Part), undefined);
+  });
+
+  test("mobox: seed 000's formatter conventions — todos as processing text, tool calls not closing the processing block", async () => {
+    const lines = [
+      { type: 'status', data: { message: 'Planning' } },
+      { type: 'todo_create', data: { items: ['Search', 'Answer'] } },
+      { type: 'tool_use', data: { id: 't1', name: 'search', input: { q: 'x' } } },
+      { type: 'status', data: { message: 'Searching' } },
+      { type: 'tool_result', data: { tool_use_id: 't1', content: { hits: 1 } } },
+      { type: 'todo_done', data: { index: 0 } },
+      { type: 'text', data: { content: 'Done.' } },
+      { type: 'done', data: {} },
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n');
+    const sse = toAiSdk(lines, 'claude', 'mobox');
+    await parseAiSdkSse(sse);
+    const m = await assembleUIMessage(sse);
+    const kinds = m.parts.map((p) => (p.type === 'reasoning' ? `reasoning:${variant(p, 'mobox')}` : p.type));
+    // One processing block across the tool call and its result (a status after the call continues it,
+    // the todos go in as text); the step the text opens closes it.
+    assert.deepEqual(kinds, ['step-start', 'reasoning:processing', 'data-todos', 'tool-search', 'step-start', 'text']);
+    const [processing] = m.parts.filter((p) => p.type === 'reasoning').map((p) => (p as { text: string }).text);
+    assert.equal(processing, 'Planning\nTodos (0/2 done):\n☐ Search\n☐ Answer\nSearching\nTodos (1/2 done):\n☑ Search\n☐ Answer');
+    for (const p of m.parts) if (p.type === 'reasoning' || p.type === 'text') assert.equal(p.state, 'done');
+    // The default namespace keeps Switchboard's block rules.
+    const plain = await assembleUIMessage(toAiSdk(lines, 'claude'));
+    assert.equal(plain.parts.filter((p) => p.type === 'reasoning').length, 2);
   });
 
   test('an agent that dies mid-text still gives a stream the official client accepts, with an error', async () => {

@@ -130,6 +130,46 @@ describe('decoder guard', () => {
     assert.ok(events.some((e) => e.type === 'error' && /tool call id "t1" was already used/.test(e.message)));
   });
 
+  test('a reused tool call id: the deltas of the second call follow the new id, whole and by the id alone', () => {
+    let seq = 0;
+    const ev = (type: string, fields: Record<string, unknown>) => ({ type, runId: 'run', seq: ++seq, ts: 0, ...fields }) as CanonicalEvent;
+    const call = (toolCallId: string, delta: string): CanonicalEvent[] => [
+      ev('tool-input-start', { toolCallId, toolName: 'x' }),
+      ev('tool-input-delta', { toolCallId, delta }),
+      ev('tool-input-end', { toolCallId, toolName: 'x', input: { a: delta } }),
+    ];
+    // One value per event, so the deltas come in calls of their own (the hot path).
+    const script: CanonicalEvent[][] = [...call('t1', 'a').map((e) => [e]), ...call('t1', 'b').map((e) => [e])];
+    const g = guard({ push: () => script.shift() ?? [], fault: () => [], end: () => [ev('run-finish', { finishReason: 'stop' })] });
+    const events = drain(g, [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-input-delta').map((e) => [e.toolCallId, e.delta]),
+      [
+        ['t1', 'a'],
+        ['t1~2', 'b'],
+      ],
+    );
+  });
+
+  test("the hot path: a safe value gives back the decoder's own array, unchanged", () => {
+    const out = [{ type: 'text-delta', runId: 'run', seq: 1, ts: 0, blockId: 't', delta: 'hi' } as CanonicalEvent];
+    const g = guard({ push: () => out, fault: () => [], end: () => [] });
+    assert.equal(g.push({ type: 'x', data: { text: 'hi', n: [1, 2.5, null] } }, { line: 1 }), out);
+    assert.deepEqual(out, [{ type: 'text-delta', runId: 'run', seq: 1, ts: 0, blockId: 't', delta: 'hi' }]);
+  });
+
+  test('a value whose getter throws: a located decoder_error, no throw', () => {
+    const value = {
+      get type(): string {
+        throw new Error('no');
+      },
+    };
+    const events = createDecoder('claude', OPTIONS).push(value, { line: 3 });
+    const error = events.find((e) => e.type === 'error');
+    assert.equal(error?.code, 'decoder_error');
+    assert.deepEqual(error?.where, { line: 3 });
+  });
+
   test('a subagent that finishes twice: the second is a new subagent run, and the AG-UI verifier accepts the output', async () => {
     const start = '{"type":"subagent_start","data":{"id":"s1","agent":"researcher","task":"look"}}';
     const end = '{"type":"subagent_end","data":{"id":"s1","agent":"researcher","summary":"done"}}';

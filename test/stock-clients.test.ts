@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { HttpAgent } from '@ag-ui/client';
 import {
   AbstractChat,
   type ChatState,
@@ -12,7 +13,6 @@ import {
   lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from 'ai';
-
 import { resolveConfig } from '../packages/server/src/config/load.ts';
 import { type RunningServer, startServer } from '../packages/server/src/server/start.ts';
 
@@ -38,7 +38,13 @@ class StockChat extends AbstractChat<UIMessage> {
   constructor(api: string, id: string, options: { newestOnly?: boolean } = {}) {
     const transport = new DefaultChatTransport<UIMessage>({
       api,
-      ...(options.newestOnly ? { prepareSendMessagesRequest: ({ id, messages }) => ({ body: { id, messages: messages.slice(-1) } }) } : {}),
+      ...(options.newestOnly
+        ? {
+            prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
+              body: { id, messages: messages.slice(-1), trigger, messageId },
+            }),
+          }
+        : {}),
     });
     super({ id, transport, state: new PlainState() });
   }
@@ -54,6 +60,16 @@ function agent(name: string, lines: (object | string)[]) {
 }
 
 const text = (content: string) => ({ type: 'text', data: { content } });
+
+/** A tool-using agent: thinking, a tool call with its result, text, usage. */
+const toolsAgent = agent('tools', [
+  { type: 'thinking', data: { content: 'Count the words first.' } },
+  { type: 'tool_use', data: { id: 'call_1', name: 'count_words', input: { text: 'a b c' } } },
+  { type: 'tool_result', data: { tool_use_id: 'call_1', content: { words: 3 } } },
+  text('Three words.'),
+  { type: 'result', data: { duration_ms: 5, usage: { input_tokens: 7, output_tokens: 3 } } },
+  { type: 'done', data: {} },
+]);
 
 /** An agent that answers with the roles of the conversation it was given on stdin. */
 const rolesAgent = {
@@ -78,6 +94,7 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
           agent('bad-line', [text('one two '), 'this line is not JSON', text('three'), { type: 'done', data: {} }]),
           agent('boom', [text('half an answer'), { type: 'error', data: { message: 'boom' } }]),
           rolesAgent,
+          toolsAgent,
         ],
         builtins: { demo: { delayMs: 0 } },
       },
@@ -123,6 +140,35 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
     assert.deepEqual(answers, ['user', 'user,assistant,user']);
   });
 
+  for (const newestOnly of [false, true]) {
+    test(`regenerate replaces the last answer in history (${newestOnly ? 'newest message only' : 'whole conversation'})`, async () => {
+      const chatId = `stock-regenerate-${newestOnly}`;
+      const chat = new StockChat(`${s.url}/api/chat?agent=roles`, chatId, { newestOnly });
+      await chat.sendMessage({ text: 'first' });
+      await chat.sendMessage({ text: 'second' });
+      const old = chat.current.messages.at(-1)?.id;
+      await chat.regenerate();
+      assert.equal(chat.current.status, 'ready', String(chat.current.error));
+      const answer = chat.current.messages.at(-1) as UIMessage;
+      assert.notEqual(answer.id, old);
+      // The agent got the conversation without the answer being replaced.
+      assert.deepEqual(
+        answer.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])),
+        ['user,assistant,user'],
+      );
+      const history = (await (await fetch(`${s.url}/api/chats/${chatId}/messages?protocol=ai-sdk`)).json()) as UIMessage[];
+      assert.deepEqual(
+        history.map((m) => m.role),
+        ['user', 'assistant', 'user', 'assistant'],
+      );
+      assert.deepEqual(JSON.parse(JSON.stringify(chat.current.messages)), history);
+      // The superseded run stays in the store for audit.
+      const detail = (await (await fetch(`${s.url}/api/chats/${chatId}`)).json()) as { runs: { messageId: string }[] };
+      assert.equal(detail.runs.length, 3);
+      assert.ok(detail.runs.some((r) => r.messageId === old));
+    });
+  }
+
   test('after the demo answer (a server-side tool, then text) the step predicate says the turn is over', async () => {
     const chat = new StockChat(`${s.url}/api/chat?agent=demo`, 'stock-demo-steps');
     await chat.sendMessage({ text: 'hi' });
@@ -137,10 +183,46 @@ describe('stock AI SDK client (AbstractChat + DefaultChatTransport)', () => {
     assert.equal(lastAssistantMessageIsCompleteWithToolCalls({ messages: chat.current.messages }), false);
   });
 
+  for (const name of ['demo', 'tools', 'boom']) {
+    test(`live equals reloaded (${name}): the message the client holds deep-equals the history's, metadata included`, async () => {
+      const chatId = `stock-live-reloaded-${name}`;
+      const chat = new StockChat(`${s.url}/api/chat?agent=${name}`, chatId);
+      await chat.sendMessage({ text: 'hi' });
+      const history = (await (await fetch(`${s.url}/api/chats/${chatId}/messages?protocol=ai-sdk`)).json()) as UIMessage[];
+      // JSON: the live parts carry keys set to undefined.
+      const live = JSON.parse(JSON.stringify(chat.current.messages)) as UIMessage[];
+      assert.deepEqual(live, history);
+      const ours = (history.at(-1) as UIMessage<{ switchboard: { status: string; runId: string } }>).metadata?.switchboard;
+      assert.equal(ours?.status, name === 'boom' ? 'error' : 'complete');
+      assert.ok(ours?.runId);
+    });
+  }
+
   test('resume on a chat the server has never seen: 204, the chat stays ready', async () => {
     const chat = new StockChat(`${s.url}/api/chat`, 'stock-never-seen');
     await chat.resumeStream();
     assert.equal(chat.current.status, 'ready');
     assert.equal(chat.current.error, undefined);
   });
+});
+
+describe('stock AG-UI client (@ag-ui/client HttpAgent)', () => {
+  let s: RunningServer;
+  before(async () => {
+    const config = resolveConfig({ agents: [toolsAgent], builtins: { demo: { delayMs: 0 } } }, { env: {} });
+    s = await startServer({ port: 0, config, runOptions: { logger: { log() {} } }, onError: () => {} });
+  });
+  after(() => s?.close());
+
+  for (const name of ['demo', 'tools']) {
+    test(`live equals reloaded (${name}): the messages HttpAgent holds deep-equal the history's MESSAGES_SNAPSHOT`, async () => {
+      const threadId = `stock-agui-${name}`;
+      const client = new HttpAgent({ url: `${s.url}/api/agui`, threadId });
+      client.addMessage({ id: `${threadId}-u`, role: 'user', content: 'hi' });
+      await client.runAgent({ runId: `${threadId}-r`, forwardedProps: { agent: name } });
+      const snapshot = (await (await fetch(`${s.url}/api/chats/${threadId}/messages?protocol=ag-ui`)).json()) as { messages: unknown[] };
+      assert.deepEqual(JSON.parse(JSON.stringify(client.messages)), snapshot.messages);
+      assert.ok(client.messages.some((m) => m.role === 'tool'));
+    });
+  }
 });

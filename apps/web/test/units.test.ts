@@ -11,6 +11,7 @@ import { Marked } from 'marked';
 
 import { demoScript } from '../../../packages/server/src/agents/demo.ts';
 import { AgUiMessageBuilder, toAgUiMessages } from '../src/chat/agui.ts';
+import { nonFatalNotice } from '../src/chat/errors.ts';
 import type { LoosePart } from '../src/lib/types.ts';
 import { parseChart, seriesOf, splitPlaceholders } from '../src/render/chart-spec.ts';
 import { reasoningMeta, toolOf } from '../src/render/parts.ts';
@@ -216,4 +217,10 @@ test('part helpers: variants, stored durations, tool parts', () => {
     'run_code',
   );
   assert.equal(toolOf({ type: 'text', text: '' }), undefined);
+});
+
+test('a non-fatal data-error part is a notice, other parts are not', () => {
+  assert.equal(nonFatalNotice({ type: 'data-error', data: { message: 'line 2: not JSON', code: 'invalid_json' } }), 'line 2: not JSON');
+  assert.equal(nonFatalNotice({ type: 'data-error', data: 7 }), 'The agent reported a problem.');
+  assert.equal(nonFatalNotice({ type: 'data-status', data: { message: 'x' } }), undefined);
 });

@@ -49,6 +49,12 @@ export type { Inspection, Removed } from './model/hostile.ts';
 export { clean as cleanValue, idProblem, inspect as inspectValue, MAX_DEPTH, tooDeepAt } from './model/hostile.ts';
 export { ENCRYPTED_REASONING_KEYS, encryptedReasoningOf, mergeProviderMetadata } from './model/metadata.ts';
 export { type CloseOptions, OpenSpans } from './model/open-spans.ts';
+export {
+  type MessageSummary,
+  messageSummaryMetadata,
+  type RunMessageStatus,
+  RunSummary,
+} from './model/run-summary.ts';
 export { todoStatus, toTodos } from './model/todos.ts';
 export { addUsage, sumCounts, USAGE_COUNTS, type UsageCounts, usageOf } from './model/usage.ts';
 export { CANONICAL_VERSION } from './model/version.ts';

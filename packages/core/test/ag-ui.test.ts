@@ -671,11 +671,15 @@ function canonicalStream(): fc.Arbitrary<CanonicalEvent[]> {
       pm,
       sig: fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
     })
+    // A block is sent from its first text (or its signature at the end): one with neither is not sent.
+    .filter((r) => r.deltas.some((d) => d !== '') || r.sig !== undefined)
     .map((r) => (ids, sub) => {
       const blockId = `b${ids.n()}`;
+      const first = r.deltas.findIndex((d) => d !== '');
+      const deltas = first === -1 ? [] : r.deltas.slice(first);
       return [
         { type: 'reasoning-start', blockId, variant: r.variant, providerMetadata: r.pm, subagentId: sub },
-        ...r.deltas.map((delta) => ({ type: 'reasoning-delta', blockId, delta, subagentId: sub })),
+        ...deltas.map((delta) => ({ type: 'reasoning-delta', blockId, delta, subagentId: sub })),
         { type: 'reasoning-end', blockId, providerMetadata: r.sig ? { anthropic: { signature: r.sig } } : undefined, subagentId: sub },
       ];
     });

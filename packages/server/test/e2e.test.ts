@@ -189,7 +189,9 @@ describe('misbehaving agents and clients', () => {
     const error = chunks.find((c) => c.type === 'error');
     assert.match(error?.errorText ?? '', /exited with code 1/);
     assert.doesNotMatch(error?.errorText ?? '', /crashed on purpose|Traceback/, 'the traceback stays in the server log');
-    assert.deepEqual(chunks.at(-2), { type: 'finish', finishReason: 'error' });
+    const { messageMetadata, ...finish } = chunks.at(-2) as { messageMetadata?: { switchboard: { status: string } } };
+    assert.deepEqual(finish, { type: 'finish', finishReason: 'error' });
+    assert.equal(messageMetadata?.switchboard.status, 'error');
 
     const run = await (await api(s.url, `/api/runs/${runId}`)).json();
     assert.equal(run.status, 'error');

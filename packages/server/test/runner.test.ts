@@ -505,13 +505,15 @@ describe('bad output and limits', () => {
     );
   });
 
+  // The idle and run timers start at spawn, so these limits leave room for a child Node's start-up on a
+  // loaded machine (it took over 150 ms there): the agent's first line must come before them.
   test('a hung agent hits the idle timeout: killed, a fatal timeout error after its partial text', async () => {
     const code = `${write(line('text', { content: 'waiting ' }))} setInterval(() => {}, 1e9);`;
-    const { events, run } = await runAll(nodeAgent('hung', code, { limits: { ...LIMITS, idleTimeoutMs: 150 } }), request('x'));
+    const { events, run } = await runAll(nodeAgent('hung', code, { limits: { ...LIMITS, idleTimeoutMs: 1500 } }), request('x'));
     assert.equal(textOf(events), 'waiting ');
     const [error] = errorsOf(events);
     assert.deepEqual([error.code, error.fatal], ['timeout', true]);
-    assert.match(error.message, /printed nothing for 150 ms \(idle timeout\)/);
+    assert.match(error.message, /printed nothing for 1500 ms \(idle timeout\)/);
     assert.deepEqual(events.map((e) => e.type).slice(-4), ['text-end', 'step-finish', 'error', 'run-finish']);
     assert.equal((await run.exited)?.signal, 'SIGTERM');
   });
@@ -519,12 +521,12 @@ describe('bad output and limits', () => {
   test('a busy agent that never finishes hits the run timeout', async () => {
     const code = `setInterval(() => process.stdout.write(${JSON.stringify(line('status', { message: 'still going' }))}), 5);`;
     const { events } = await runAll(
-      nodeAgent('busy', code, { limits: { ...LIMITS, timeoutMs: 200, idleTimeoutMs: 60_000 } }),
+      nodeAgent('busy', code, { limits: { ...LIMITS, timeoutMs: 1500, idleTimeoutMs: 60_000 } }),
       request('x'),
     );
     const [error] = errorsOf(events);
     assert.deepEqual([error.code, error.fatal], ['timeout', true]);
-    assert.match(error.message, /ran longer than 200 ms \(run timeout\)/);
+    assert.match(error.message, /ran longer than 1500 ms \(run timeout\)/);
     assert.ok(reasoningOf(events)[0].text.startsWith('still going'));
   });
 });

@@ -11,9 +11,12 @@
  */
 import {
   type CanonicalEvent,
+  createAgUiEncoder,
+  createAgUiReducer,
   encryptedReasoningOf,
   type Json,
   type JsonObject,
+  messageSummaryMetadata,
   type ProviderMetadata,
   splitThinkTags,
   type TimelineItem,
@@ -31,7 +34,7 @@ import {
   type ToolPart,
   type UserMessage,
 } from './projection.ts';
-import { type RunStatus, type Store, StoreError } from './store.ts';
+import { type Chat, type RunStatus, type Store, StoreError } from './store.ts';
 
 /** The protocols history can be loaded in. */
 export const HISTORY_PROTOCOLS = ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] as const;
@@ -174,13 +177,17 @@ export function toUIMessages(messages: readonly PersistedMessage[], options: His
     const md = m.metadata;
     let metadata: JsonObject | undefined = md.runMetadata ? { ...md.runMetadata } : undefined;
     if (options.metadata ?? true) {
-      const ours: JsonObject = { runId: m.runId, persistenceState: m.persistenceState, status: md.status };
-      if (md.model !== undefined) ours.model = md.model;
-      if (md.usage !== undefined) ours.usage = md.usage as Json;
-      if (md.stopReason !== undefined) ours.stopReason = md.stopReason;
-      if (md.durationMs !== undefined) ours.durationMs = md.durationMs;
-      if (md.error !== undefined)
-        ours.error = { message: md.error.message, ...(md.error.code !== undefined ? { code: md.error.code } : {}) };
+      // The same shape the AI SDK encoder sends live (core's model/run-summary.ts).
+      const ours = messageSummaryMetadata({
+        runId: m.runId,
+        persistenceState: m.persistenceState,
+        status: md.status,
+        ...(md.model !== undefined ? { model: md.model } : {}),
+        ...(md.usage !== undefined ? { usage: md.usage } : {}),
+        ...(md.stopReason !== undefined ? { stopReason: md.stopReason } : {}),
+        ...(md.durationMs !== undefined ? { durationMs: md.durationMs } : {}),
+        ...(md.error !== undefined ? { error: md.error } : {}),
+      });
       metadata = { ...metadata, [ns]: ours };
     }
     if (metadata) out.metadata = metadata;
@@ -216,8 +223,9 @@ function toolArguments(p: ToolPart): string {
 /**
  * One assistant message → AG-UI messages, segmented like the AG-UI encoder does it live: text and
  * tool calls go to an assistant message (id = the message id, then `<id>-<n>`), a new one after an
- * explicit step boundary, a reasoning block or a tool result; each reasoning block is a `reasoning`
- * message; each tool result a `tool` message right after the assistant message that made the call.
+ * explicit step boundary or the result of a tool the client side ran (one message per provider
+ * response); each reasoning block with text (or an encrypted value) is a `reasoning` message; each tool
+ * result a `tool` message right after the assistant message that made the call.
  */
 function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean): AgUiMessageLike[] {
   const base = m.id;
@@ -265,10 +273,10 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
         if (p.stepId !== undefined) current.delete(owner);
         break;
       case 'reasoning': {
-        current.delete(owner);
-        if (!sendReasoning) break;
-        const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
+        // As the encoder: a block with nothing to show is no message, and it does not end the assistant message.
         const encrypted = encryptedReasoningOf(p.providerMetadata);
+        if (!sendReasoning || (p.text === '' && encrypted === undefined)) break;
+        const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
         if (encrypted !== undefined) msg.encryptedValue = encrypted;
         const ours: JsonObject = { variant: p.variant };
         if (p.durationMs !== undefined) ours.durationMs = p.durationMs;
@@ -318,7 +326,7 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
           while (i < list.length && list[i].role === 'tool') i++;
           list.splice(i, 0, msg);
         }
-        current.delete(owner);
+        if (!p.providerExecuted) current.delete(owner);
         break;
       }
       default:
@@ -335,6 +343,37 @@ export function toAgUiMessages(messages: readonly PersistedMessage[], options: H
   for (const m of messages) {
     if (m.role === 'assistant') out.push(...agUiOfAssistant(m, ns, options.sendReasoning ?? true));
     else out.push({ id: m.id, role: m.role, content: m.content });
+  }
+  return out;
+}
+
+/**
+ * A chat's AG-UI messages exactly as an AG-UI client holds them after following each run live: every
+ * run's log through the AG-UI encoder and core's AG-UI reducer (the apply step of `@ag-ui/client`), so
+ * ids, segmentation and the metadata the events carried are the live ones. What `loadHistory` serves;
+ * {@link toAgUiMessages} builds the same messages from the persisted message alone, without that metadata.
+ */
+export async function agUiMessagesFromLog(
+  store: Store,
+  messages: readonly PersistedMessage[],
+  options: HistoryOptions = {},
+): Promise<AgUiMessageLike[]> {
+  const out: AgUiMessageLike[] = [];
+  const encoderOptions = {
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    ...(options.sendReasoning !== undefined ? { sendReasoning: options.sendReasoning } : {}),
+    ...(options.sendSources !== undefined ? { sendSources: options.sendSources } : {}),
+  };
+  for (const m of messages) {
+    if (m.role !== 'assistant') {
+      out.push({ id: m.id, role: m.role, content: m.content });
+      continue;
+    }
+    const encoder = createAgUiEncoder(encoderOptions);
+    const reducer = createAgUiReducer({ warn: () => {} });
+    for (const e of await store.read(m.runId)) for (const ev of encoder.push(e)) reducer.apply(ev);
+    if (m.persistenceState === 'persisted') for (const ev of encoder.end()) reducer.apply(ev);
+    out.push(...(reducer.messages as AgUiMessageLike[]));
   }
   return out;
 }
@@ -472,6 +511,29 @@ export async function canonicalHistory(store: Store, chatId: string): Promise<Ca
 }
 
 // ---------------------------------------------------------------------------------------------
+// Superseded answers (a regenerate)
+// ---------------------------------------------------------------------------------------------
+
+/** Chat metadata key listing the messages a regenerate replaced: kept in the store (runs, events) for audit, left out of history. */
+export const SUPERSEDED_KEY = 'superseded';
+
+/** The ids of a chat's superseded messages. */
+export function supersededOf(chat: Chat | undefined): Set<string> {
+  const list = chat?.metadata?.[SUPERSEDED_KEY];
+  return new Set(Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
+}
+
+/** Marks messages of a chat superseded (a regenerate replaced them): history no longer shows them. */
+export async function supersedeMessages(store: Store, chatId: string, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const chat = await store.getChat(chatId);
+  if (!chat) return;
+  const ids = supersededOf(chat);
+  for (const id of messageIds) ids.add(id);
+  await store.updateChat(chatId, { metadata: { ...chat.metadata, [SUPERSEDED_KEY]: [...ids] } });
+}
+
+// ---------------------------------------------------------------------------------------------
 // One entry point (what `GET /api/chats/:id/messages?protocol=…` calls)
 // ---------------------------------------------------------------------------------------------
 
@@ -500,15 +562,18 @@ export async function loadHistory<P extends HistoryProtocol>(
       'invalid',
       `unknown history protocol ${JSON.stringify(protocol)}; expected one of ${HISTORY_PROTOCOLS.join(', ')}`,
     );
-  if (!(await store.getChat(chatId))) throw new StoreError('not_found', `no chat ${chatId}`);
+  const chat = await store.getChat(chatId);
+  if (!chat) throw new StoreError('not_found', `no chat ${chatId}`);
+  // The canonical history is the audit view: it keeps superseded answers.
   if (protocol === 'canonical') return (await canonicalHistory(store, chatId)) as HistoryOf[P];
-  let messages = await store.listMessages(chatId);
+  const superseded = supersededOf(chat);
+  let messages = (await store.listMessages(chatId)).filter((m) => !superseded.has(m.id));
   if (options.includePending === false) messages = messages.filter((m) => m.role !== 'assistant' || m.persistenceState === 'persisted');
   switch (protocol) {
     case 'ai-sdk':
       return toUIMessages(messages, options) as HistoryOf[P];
     case 'ag-ui':
-      return toAgUiSnapshot(messages, options) as HistoryOf[P];
+      return { type: 'MESSAGES_SNAPSHOT', messages: await agUiMessagesFromLog(store, messages, options) } as HistoryOf[P];
     default:
       return toTimeline(messages, options) as HistoryOf[P];
   }

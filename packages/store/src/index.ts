@@ -19,11 +19,15 @@ export type {
   UIPartLike,
 } from './history.ts';
 export {
+  agUiMessagesFromLog,
   canonicalHistory,
   extractThinkTags,
   HISTORY_PROTOCOLS,
   isHistoryProtocol,
   loadHistory,
+  SUPERSEDED_KEY,
+  supersededOf,
+  supersedeMessages,
   toAgUiMessages,
   toAgUiSnapshot,
   toTimeline,

@@ -10,7 +10,7 @@
  * what the store keeps in memory for a live run and writes out while the run streams. Durations
  * come from the events' `ts` (the server clock), so "Thought for 4s" is still right after a reload.
  */
-import { addUsage, type CanonicalEvent, type EventOf, OpenSpans, TextBuffer, type Todo, type Usage } from '@switchboard/core';
+import { type CanonicalEvent, OpenSpans, RunSummary, TextBuffer, type Todo } from '@switchboard/core';
 import type {
   AssistantMessage,
   AssistantMetadata,
@@ -42,11 +42,9 @@ function copy<T>(v: T): T {
  */
 export class Projector {
   private readonly init: ProjectorInit;
-  private runStart: EventOf<'run-start'> | undefined;
   private last = -1;
-  private firstTs: number | undefined;
-  private lastTs: number | undefined;
-  private closed: EventOf<'run-finish'> | EventOf<'run-abort'> | undefined;
+  /** Run id, status, model, usage, stop reason, duration, error: the fold the AI SDK encoder shares. */
+  private readonly summary = new RunSummary();
 
   private readonly content = new TextBuffer();
   /** The AI SDK parts (the mirror of the encoder and the official client). */
@@ -59,10 +57,6 @@ export class Projector {
   private readonly sources: SourceInfo[] = [];
   private readonly errors: ErrorInfo[] = [];
   private todos: Todo[] | undefined;
-  private model: string | undefined;
-  private finishUsage: Usage | undefined;
-  private totalUsage: Usage | undefined;
-  private summedUsage: Usage | undefined;
 
   constructor(init: ProjectorInit = {}) {
     this.init = init;
@@ -76,12 +70,12 @@ export class Projector {
 
   /** True once run-finish or run-abort has been applied. */
   get finished(): boolean {
-    return this.closed !== undefined;
+    return this.summary.closed !== undefined;
   }
 
   /** The run id (from the init or the first event). */
   get runId(): string | undefined {
-    return this.init.runId ?? this.runStart?.runId;
+    return this.init.runId ?? this.summary.start?.runId;
   }
 
   /** Applies every event in order. */
@@ -92,10 +86,9 @@ export class Projector {
 
   /** Applies one event (ignored when its seq was already applied, or after the run ended). */
   apply(e: CanonicalEvent): void {
-    if (e.seq <= this.last || this.closed) return;
+    if (e.seq <= this.last || this.summary.closed) return;
     this.last = e.seq;
-    this.firstTs ??= e.ts;
-    this.lastTs = e.ts;
+    this.summary.apply(e);
     this.track(e);
     this.open.track(e);
     this.mirror.apply(e);
@@ -105,23 +98,11 @@ export class Projector {
 
   private track(e: CanonicalEvent): void {
     switch (e.type) {
-      case 'run-start':
-        this.runStart ??= e;
-        this.model ??= e.model;
-        return;
-      case 'run-finish':
-      case 'run-abort':
-        this.closed = e;
-        if (e.type === 'run-finish' && e.usage) this.finishUsage = e.usage;
-        return;
       case 'step-start': {
         const s: StepInfo = { stepId: e.stepId, kind: e.kind, startedAt: e.ts };
         if (e.name !== undefined) s.name = e.name;
         if (e.number !== undefined) s.number = e.number;
-        if (e.model !== undefined) {
-          s.model = e.model;
-          this.model ??= e.model;
-        }
+        if (e.model !== undefined) s.model = e.model;
         if (e.subagentId !== undefined) s.subagentId = e.subagentId;
         this.steps.push(s);
         this.openSteps.set(e.stepId, s);
@@ -129,7 +110,6 @@ export class Projector {
       }
       case 'step-finish': {
         const s = this.openSteps.get(e.stepId);
-        if (e.usage && e.subagentId === undefined) this.summedUsage = addUsage(this.summedUsage, e.usage);
         if (!s) return;
         this.openSteps.delete(e.stepId);
         s.endedAt = e.ts;
@@ -144,11 +124,6 @@ export class Projector {
         return;
       case 'todos':
         this.todos = e.todos;
-        return;
-      case 'usage':
-        if (e.subagentId !== undefined) return;
-        if (e.scope === 'total') this.totalUsage = e.usage;
-        else this.summedUsage = addUsage(this.summedUsage, e.usage);
         return;
       case 'error': {
         const err: ErrorInfo = { message: e.message, fatal: e.fatal, seq: e.seq, ts: e.ts };
@@ -192,12 +167,9 @@ export class Projector {
       thinking.push(span);
     }
 
-    const start = this.runStart;
-    const closed = this.closed;
+    const { start, closed } = this.summary;
     const runId = this.init.runId ?? start?.runId ?? closed?.runId ?? '';
-    let status: MessageStatus = 'streaming';
-    if (closed?.type === 'run-abort') status = 'aborted';
-    else if (closed) status = closed.finishReason === 'error' ? 'error' : 'complete';
+    const status: MessageStatus = this.summary.status;
 
     const metadata: AssistantMetadata = {
       status,
@@ -210,9 +182,9 @@ export class Projector {
       lastSeq: this.last,
     };
     if (this.todos) metadata.todos = copy(this.todos);
-    const usage = this.finishUsage ?? this.totalUsage ?? this.summedUsage;
+    const usage = this.summary.usage;
     if (usage) metadata.usage = copy(usage);
-    if (this.model !== undefined) metadata.model = this.model;
+    if (this.summary.model !== undefined) metadata.model = this.summary.model;
     if (start?.provider !== undefined) metadata.provider = start.provider;
     if (start?.agent !== undefined) metadata.agent = start.agent;
     if (start?.metadata !== undefined) metadata.runMetadata = copy(start.metadata);
@@ -222,15 +194,17 @@ export class Projector {
       metadata.stopReason = closed.finishReason;
       if (closed.rawFinishReason !== undefined) metadata.rawStopReason = closed.rawFinishReason;
     } else if (closed?.type === 'run-abort' && closed.reason !== undefined) metadata.abortReason = closed.reason;
-    const error = this.errors.find((x) => x.fatal) ?? (status === 'error' ? this.errors.at(-1) : undefined);
+    const errorSeq = this.summary.error?.seq;
+    const error = this.errors.find((x) => x.seq === errorSeq);
     if (error) metadata.error = copy(error);
-    if (this.firstTs !== undefined) {
-      metadata.startedAt = start?.ts ?? this.firstTs;
-      metadata.endedAt = this.lastTs;
-      metadata.durationMs = (this.lastTs ?? this.firstTs) - metadata.startedAt;
+    const { firstTs, lastTs, startedAt, durationMs } = this.summary;
+    if (startedAt !== undefined && durationMs !== undefined) {
+      metadata.startedAt = startedAt;
+      metadata.endedAt = lastTs;
+      metadata.durationMs = durationMs;
     }
 
-    const createdAt = this.init.createdAt ?? start?.ts ?? this.firstTs ?? 0;
+    const createdAt = this.init.createdAt ?? start?.ts ?? firstTs ?? 0;
     return {
       id: this.init.messageId ?? start?.messageId ?? runId,
       chatId: this.init.chatId ?? start?.chatId ?? '',
@@ -240,7 +214,7 @@ export class Projector {
       metadata,
       persistenceState,
       createdAt,
-      updatedAt: this.lastTs ?? createdAt,
+      updatedAt: lastTs ?? createdAt,
     };
   }
 
@@ -251,7 +225,7 @@ export class Projector {
    * Empty when the run already ended.
    */
   closingEvents(reason: string, ts: number): CanonicalEvent[] {
-    if (this.closed) return [];
+    if (this.summary.closed) return [];
     const runId = this.runId ?? '';
     let seq = this.last;
     const out: CanonicalEvent[] = [];

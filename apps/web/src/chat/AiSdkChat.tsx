@@ -9,6 +9,8 @@
  *   reopening a chat whose run is still going resumes it (`resume`, `GET /api/chat/:id/stream`,
  *   which replays the run from its start into the same message). Stop aborts the run explicitly.
  * - A failed request offers Retry; the last answer Regenerate; the last user message Edit.
+ * - A non-fatal problem (a transient `data-error` part, `onData`) is a small dismissible notice; the
+ *   run goes on (only an `error` chunk ends it).
  * - When a run ends the conversation is re-read from history (when the server has it), so what the
  *   page shows after the run is exactly what a reload shows — durations measured by the server.
  */
@@ -21,7 +23,7 @@ import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
 import { type ChatMessage, isRecord } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
-import { readableError } from './errors.ts';
+import { nonFatalNotice, readableError } from './errors.ts';
 import { MessageList } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
 
@@ -51,6 +53,8 @@ export function AiSdkChat({
   const agentRef = useRef(agent);
   agentRef.current = agent;
   const [statusLine, setStatusLine] = useState<string>();
+  /** A non-fatal problem of the run (a `data-error` part): shown, dismissible, the run goes on. */
+  const [notice, setNotice] = useState<string>();
   const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set());
   const [sentCount, setSentCount] = useState(0);
   const stopStream = useRef<() => void>(() => {});
@@ -90,6 +94,8 @@ export function AiSdkChat({
     // Reopened while its run goes on: replay it live.
     resume: resumeRunId !== undefined,
     onData: (part) => {
+      const problem = nonFatalNotice(part);
+      if (problem !== undefined) setNotice(problem);
       if (part.type === 'data-status' && isRecord(part.data))
         setStatusLine(typeof part.data.message === 'string' ? part.data.message : String(part.data.status ?? ''));
     },
@@ -121,6 +127,7 @@ export function AiSdkChat({
   const send = useCallback(
     (text: string) => {
       clearError();
+      setNotice(undefined);
       onSend();
       setSentCount((n) => n + 1);
       void sendMessage({ text });
@@ -159,6 +166,14 @@ export function AiSdkChat({
         sentCount={sentCount}
         footer={status === 'submitted' && last?.role === 'user' ? <div className="status-line muted">Waiting for the agent…</div> : null}
       />
+      {notice ? (
+        <div className="notice" role="status">
+          <span>{notice}</span>
+          <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => setNotice(undefined)}>
+            ×
+          </button>
+        </div>
+      ) : null}
       <Composer ref={composerRef} busy={busy} stopping={control.stopping} placeholder={`Message ${agent}`} onSend={send} onStop={onStop} />
     </>
   );

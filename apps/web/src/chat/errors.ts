@@ -11,3 +11,12 @@ export function readableError(err: unknown): string {
   }
   return message;
 }
+
+/**
+ * The message of a non-fatal problem: the gateway sends one as a transient `data-error` part (`onData`),
+ * which ends nothing — the page shows it as a dismissible notice while the run goes on.
+ */
+export function nonFatalNotice(part: { type: string; data?: unknown }): string | undefined {
+  if (part.type !== 'data-error') return undefined;
+  return isRecord(part.data) && typeof part.data.message === 'string' ? part.data.message : 'The agent reported a problem.';
+}

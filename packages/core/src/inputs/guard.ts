@@ -13,7 +13,7 @@
  */
 import { describe } from '../codec/framing.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
-import { clean, dropFromEvent, inspect, MAX_DEPTH, type Removed } from '../model/hostile.ts';
+import { clean, dropFromEvent, MAX_DEPTH, type Removed, scan, TOO_DEEP } from '../model/hostile.ts';
 import type { Decoder } from './decoder.ts';
 
 function reason(err: unknown): string {
@@ -21,8 +21,30 @@ function reason(err: unknown): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-/** Events whose fields are all strings the decoder built: nothing to clean. */
-const FLAT = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start', 'run-abort']);
+/** An event type whose fields are all strings the decoder built: nothing to clean. */
+const FLAT = 1;
+/** An event type that opens or ends a tool call or subagent run (see {@link IdRule}). */
+const OPENS_OR_ENDS = 2;
+/** The two, by event type: one lookup per event. */
+const KIND = new Map<string, number>([
+  ...['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start', 'run-abort'].map(
+    (t) => [t, FLAT] as const,
+  ),
+  ...['tool-input-start', 'tool-input-end', 'subagent-start', 'subagent-finish'].map((t) => [t, OPENS_OR_ENDS] as const),
+]);
+
+/** A warning about an event of one decoder call, emitted after that call's events. */
+interface Warning {
+  message: string;
+  removed: Removed[];
+}
+
+/** Adds a warning to a list that is only made for the first one. */
+function add(list: Warning[] | undefined, w: Warning): Warning[] {
+  if (!list) return [w];
+  list.push(w);
+  return list;
+}
 
 /**
  * The reused id rule, for tool calls and subagents: one id names one call / one subagent run. When
@@ -38,6 +60,8 @@ class IdRule {
   private readonly count = new Map<string, number>();
 
   readonly field: 'toolCallId' | 'subagentId';
+  /** Whether an id was renamed yet: until then only the events that open or end one are read. */
+  renamed = false;
   private readonly starts: string;
   private readonly ends: string;
 
@@ -47,8 +71,8 @@ class IdRule {
     this.ends = ends;
   }
 
-  /** The id the event should carry, and whether it was renamed just now; undefined when it has none. */
-  map(e: CanonicalEvent): { was: string; id: string; renamed: boolean } | undefined {
+  /** Gives the event the id it should carry; returns a warning when it was renamed just now. */
+  map(e: CanonicalEvent): string | undefined {
     const original = (e as Record<string, unknown>)[this.field];
     if (typeof original !== 'string') return undefined;
     let id = this.current.get(original) ?? original;
@@ -59,7 +83,7 @@ class IdRule {
       this.count.set(original, n);
       id = `${original}~${n}`;
       this.current.set(original, id);
-      renamed = true;
+      this.renamed = renamed = true;
     }
     if (e.type === this.starts) this.open.add(id);
     if (e.type === this.ends) {
@@ -67,73 +91,85 @@ class IdRule {
       this.ended.add(id);
     }
     if (id !== original) (e as Record<string, unknown>)[this.field] = id;
-    return { was: original, id, renamed };
+    if (!renamed) return undefined;
+    const tool = this.field === 'toolCallId';
+    return `${e.type} event ${e.seq}: ${tool ? 'tool call' : 'subagent'} id "${original}" was already used by an earlier ${tool ? 'call' : 'subagent run'}; this one is "${id}"`;
   }
 }
 
-/** Wraps a decoder so that it never throws and emits only safe events. */
+/**
+ * Wraps a decoder so that it never throws and emits only safe events. Built for the hot path (one
+ * `push` per input line, most of them deltas): a safe value costs one {@link scan}, the decoder's
+ * array comes back as it is, and nothing is allocated unless something has to change.
+ */
 export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
   let runId: string | undefined;
   let lastSeq = -1;
   let lastTs = 0;
   let finished = false;
   let values = 0;
-  const rules = [
-    new IdRule('toolCallId', 'tool-input-start', 'tool-input-end'),
-    new IdRule('subagentId', 'subagent-start', 'subagent-finish'),
-  ];
-  const renameIds = (e: CanonicalEvent, warnings: { message: string; removed: Removed[] }[]): void => {
-    for (const rule of rules) {
-      const r = rule.map(e);
-      if (r?.renamed)
-        warnings.push({
-          message: `${e.type} event ${e.seq}: ${rule.field === 'toolCallId' ? 'tool call' : 'subagent'} id "${r.was}" was already used by an earlier ${rule.field === 'toolCallId' ? 'call' : 'subagent run'}; this one is "${r.id}"`,
-          removed: [],
-        });
-    }
-  };
+  const toolIds = new IdRule('toolCallId', 'tool-input-start', 'tool-input-end');
+  const subagentIds = new IdRule('subagentId', 'subagent-start', 'subagent-finish');
 
-  /** Cleans events in place (they are fresh objects of this decoder) and collects warnings. */
-  const sanitize = (events: CanonicalEvent[]): { out: CanonicalEvent[]; warnings: { message: string; removed: Removed[] }[] } => {
-    const warnings: { message: string; removed: Removed[] }[] = [];
-    const out: CanonicalEvent[] = [];
-    for (let e of events) {
-      if (!FLAT.has(e.type)) {
-        const found = inspect(e, maxDepth + 8);
-        if (found.tooDeep) {
-          warnings.push({ message: `a ${e.type} event nested deeper than ${maxDepth} levels was dropped`, removed: [] });
+  /**
+   * Makes the events of one decoder call safe, in place (they are fresh objects of this decoder):
+   * the same array unless an event is dropped (then a copy), with a located warning per cleaned
+   * event or renamed id after them when `warn` (not for the warnings themselves).
+   */
+  const settle = (events: CanonicalEvent[], where: Location | undefined, warn: boolean): CanonicalEvent[] => {
+    let out: CanonicalEvent[] | undefined; // the copy, from the first dropped event on
+    let warnings: Warning[] | undefined;
+    for (let i = 0; i < events.length; i++) {
+      let e = events[i] as CanonicalEvent;
+      const type = e.type;
+      const kind = KIND.get(type);
+      if (kind !== FLAT) {
+        const found = scan(e, maxDepth + 8);
+        if (found & TOO_DEEP) {
+          out ??= events.slice(0, i);
+          warnings = add(warnings, { message: `a ${type} event nested deeper than ${maxDepth} levels was dropped`, removed: [] });
           continue;
         }
-        if (found.unsafe) {
+        if (found !== 0) {
           const removed: Removed[] = [];
           e = clean(e, removed, dropFromEvent) as CanonicalEvent;
-          if (removed.length) warnings.push({ message: `${e.type} event ${e.seq}: ${summary(removed)}`, removed });
+          if (!out) events[i] = e;
+          if (removed.length) warnings = add(warnings, { message: `${type} event ${e.seq}: ${summary(removed)}`, removed });
         }
       }
-      renameIds(e, warnings);
-      runId = e.runId;
-      if (e.seq > lastSeq) lastSeq = e.seq;
-      lastTs = e.ts;
-      if (e.type === 'run-finish' || e.type === 'run-abort') finished = true;
-      out.push(e);
+      if (kind === OPENS_OR_ENDS || toolIds.renamed || subagentIds.renamed) {
+        const tool = toolIds.map(e);
+        if (tool !== undefined) warnings = add(warnings, { message: tool, removed: [] });
+        const subagent = subagentIds.map(e);
+        if (subagent !== undefined) warnings = add(warnings, { message: subagent, removed: [] });
+      }
+      if (type === 'run-finish' || type === 'run-abort') finished = true;
+      out?.push(e);
     }
-    return { out, warnings };
+    // The decoder stamps seq in order: the last event has the run id, seq and time an end needs.
+    const last = (out ?? events).at(-1);
+    if (last !== undefined) {
+      runId = last.runId;
+      if (last.seq > lastSeq) lastSeq = last.seq;
+      lastTs = last.ts;
+    }
+    if (!warnings || !warn) return out ?? events;
+    const all = out ?? events.slice();
+    for (const w of warnings) for (const e of settle(safeFault('unsafe_output', w.message, where, w.removed), where, false)) all.push(e);
+    return all;
   };
 
-  /** Runs one decoder call; a throw becomes a located error; warnings follow the events they are about. */
-  const call = (where: Location | undefined, what: string, f: () => CanonicalEvent[]): CanonicalEvent[] => {
-    let events: CanonicalEvent[];
+  /** What a call that threw gives instead: a located `decoder_error`, or nothing if even that fails. */
+  const failed = (where: Location | undefined, what: string, err: unknown): CanonicalEvent[] => {
     try {
-      events = f();
-    } catch (err) {
-      events = safeFault('decoder_error', `${describe(where ?? {})}: the decoder failed on this ${what} (${reason(err)}); skipped`, where);
-      return sanitize(events).out;
+      return settle(
+        safeFault('decoder_error', `${describe(where ?? {})}: the decoder failed on this ${what} (${reason(err)}); skipped`, where),
+        where,
+        false,
+      );
+    } catch {
+      return [];
     }
-    const { out, warnings } = sanitize(events);
-    for (const w of warnings) {
-      for (const e of sanitize(safeFault('unsafe_output', w.message, where, w.removed)).out) out.push(e);
-    }
-    return out;
   };
 
   const safeFault = (code: string, message: string, where: Location | undefined, removed: Removed[] = []): CanonicalEvent[] => {
@@ -149,34 +185,66 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
     }
   };
 
-  return {
-    push(value, where) {
-      const at = where ?? { event: ++values };
-      const found = inspect(value, maxDepth);
-      if (found.tooDeep)
-        return call(at, 'value', () =>
+  /** A value that is too deep or needs cleaning first (rare: never for a delta). */
+  const pushHostile = (value: unknown, where: Location | undefined, at: Location, found: number): CanonicalEvent[] => {
+    try {
+      if (found & TOO_DEEP)
+        return settle(
           decoder.fault('too_deep', `${describe(at)}: nested deeper than ${maxDepth} levels; skipped`, {
             ...at,
             expected: `at most ${maxDepth} levels of nesting`,
           }),
+          at,
+          true,
         );
-      if (!found.unsafe) return call(at, 'value', () => decoder.push(value, where));
       const removed: Removed[] = [];
       const safe = clean(value, removed);
       const out = removed.length
-        ? call(at, 'value', () => safeFault('unsafe_input', `${describe(at)}: ${summary(removed)}`, at, removed))
+        ? [...settle(safeFault('unsafe_input', `${describe(at)}: ${summary(removed)}`, at, removed), at, true)]
         : [];
-      for (const e of call(at, 'value', () => decoder.push(safe, where))) out.push(e);
+      let events: CanonicalEvent[];
+      try {
+        events = settle(decoder.push(safe, where), at, true);
+      } catch (err) {
+        events = failed(at, 'value', err); // after the warning, which stays
+      }
+      for (const e of events) out.push(e);
       return out;
+    } catch (err) {
+      return failed(at, 'value', err);
+    }
+  };
+
+  return {
+    push(value, where) {
+      const at = where ?? { event: ++values };
+      let found: number;
+      try {
+        found = scan(value, maxDepth);
+        // The hot path: a safe value, read as it is.
+        if (found === 0) return settle(decoder.push(value, where), at, true);
+      } catch (err) {
+        return failed(at, 'value', err);
+      }
+      return pushHostile(value, where, at, found);
     },
     fault(code, message, where) {
-      return call(where, 'fault', () => decoder.fault(code, message, where));
+      try {
+        return settle(decoder.fault(code, message, where), where, true);
+      } catch (err) {
+        return failed(where, 'fault', err);
+      }
     },
     end() {
-      const out = call(undefined, 'end of input', () => decoder.end());
+      let out: CanonicalEvent[];
+      try {
+        out = settle(decoder.end(), undefined, true);
+      } catch (err) {
+        out = failed(undefined, 'end of input', err);
+      }
       if (!finished && runId !== undefined) {
         // The decoder failed to end its run: end it here so that every consumer sees a clean end.
-        out.push({ type: 'run-finish', runId, seq: ++lastSeq, ts: lastTs, finishReason: 'error' } as CanonicalEvent);
+        out = [...out, { type: 'run-finish', runId, seq: ++lastSeq, ts: lastTs, finishReason: 'error' } as CanonicalEvent];
         finished = true;
       }
       return out;

@@ -8,7 +8,7 @@
  */
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent } from './events.ts';
-import { clean, dropFromEvent, inspect, MAX_DEPTH, type Removed } from './hostile.ts';
+import { clean, dropFromEvent, MAX_DEPTH, type Removed, scan, TOO_DEEP } from './hostile.ts';
 
 /** Events whose fields are all strings: nothing to inspect. */
 const FLAT = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end']);
@@ -36,35 +36,39 @@ export function guardEncoder<O>(encoder: Machine<CanonicalEvent, O>): Machine<Ca
       return [];
     }
   };
+  /** An event that needs cleaning first: the warning goes after it, or before it when it ends the run. */
+  const pushUnsafe = (e: CanonicalEvent): O[] => {
+    const removed: Removed[] = [];
+    let safe: CanonicalEvent;
+    try {
+      safe = clean(e, removed, dropFromEvent) as CanonicalEvent;
+    } catch (err) {
+      return instead(e, reason(err));
+    }
+    const terminal = safe.type === 'run-finish' || safe.type === 'run-abort';
+    const warning = removed.length ? removed.map((r) => r.path).join(', ') : undefined;
+    const out: O[] = terminal && warning !== undefined ? instead(safe, warning, 'unsafe_event') : [];
+    try {
+      for (const o of encoder.push(safe)) out.push(o);
+    } catch (err) {
+      for (const o of instead(safe, reason(err))) out.push(o);
+    }
+    if (!terminal && warning !== undefined) for (const o of instead(safe, warning, 'unsafe_event')) out.push(o);
+    return out;
+  };
   return {
     push(e) {
       if (e === null || typeof e !== 'object') return instead(e, 'not an event object');
-      if (FLAT.has(e.type)) {
-        // The hot path (every delta): nothing to inspect or clean.
-        try {
-          return encoder.push(e);
-        } catch (err) {
-          return instead(e, reason(err));
-        }
-      }
-      let removed: Removed[] | undefined;
-      const found = inspect(e, MAX_DEPTH + 8);
-      if (found.tooDeep) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
-      if (found.unsafe) {
-        removed = [];
-        e = clean(e, removed, dropFromEvent) as CanonicalEvent;
-      }
-      // The warning goes after the event, or before it when the event ends the run.
-      const terminal = e.type === 'run-finish' || e.type === 'run-abort';
-      const warn = (): O[] => (removed?.length ? instead(e, removed.map((r) => r.path).join(', '), 'unsafe_event') : []);
-      const out: O[] = terminal ? warn() : [];
+      let found: number;
       try {
-        for (const o of encoder.push(e)) out.push(o);
+        // Deltas (the hot path) have nothing to inspect or clean.
+        found = FLAT.has(e.type) ? 0 : scan(e, MAX_DEPTH + 8);
+        if (found === 0) return encoder.push(e);
       } catch (err) {
-        for (const o of instead(e, reason(err))) out.push(o);
+        return instead(e, reason(err));
       }
-      if (!terminal) for (const o of warn()) out.push(o);
-      return out;
+      if (found & TOO_DEEP) return instead(e, `nested deeper than ${MAX_DEPTH} levels`);
+      return pushUnsafe(e);
     },
     end() {
       try {

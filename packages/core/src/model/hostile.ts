@@ -2,8 +2,8 @@
  * The rules for hostile input, in one place (docs/hostile-input.md):
  *
  * - **Depth**: a value nested deeper than {@link MAX_DEPTH} levels is not read; the line it came on
- *   becomes a located `too_deep` error and the run goes on. Every walk here is iterative, so nothing
- *   overflows the stack whatever the input.
+ *   becomes a located `too_deep` error and the run goes on. Every walk here is iterative or stops one
+ *   level past the limit, so nothing overflows the stack whatever the input.
  * - **Unsafe keys**: a `__proto__` key, and a `prototype` key inside a `constructor` object, are what
  *   the official JSON parsers (`ai`'s secure JSON parse) reject; they are moved out of the value and
  *   kept as JSON text in the warning's `providerMetadata.switchboard.removed`.
@@ -38,39 +38,59 @@ function isUnsafeKey(key: string, parentKey: string | undefined): boolean {
   return key === PROTO || (key === 'prototype' && parentKey === 'constructor');
 }
 
+/** {@link scan} bit: the value holds something {@link clean} changes. */
+export const UNSAFE = 1;
+/** {@link scan} bit: the value nests deeper than the limit (the walk stopped there). */
+export const TOO_DEEP = 2;
+
 /**
- * Walks a value and says whether it is nested deeper than `maxDepth` and whether it holds anything
- * {@link clean} changes: an unsafe key, a non-finite number, a null-prototype object. Recursive, but
- * it stops at `maxDepth` + 1 levels, so the stack stays small whatever the input; no allocation per
- * node (it runs on every decoded value and every event).
+ * Walks a value and says whether it is nested deeper than `maxDepth` ({@link TOO_DEEP}) and whether
+ * it holds anything {@link clean} changes ({@link UNSAFE}): an unsafe key, a non-finite number, a
+ * null-prototype object; 0 when neither. It runs on every decoded value and every event that is not a
+ * delta, so it allocates nothing and a primitive costs one test; recursive, but it stops at
+ * `maxDepth` + 1 levels, so the stack stays small whatever the input.
  */
-export function inspect(value: unknown, maxDepth = MAX_DEPTH): Inspection {
-  const result: Inspection = { tooDeep: false, unsafe: false };
-  walk(value, 1, undefined, maxDepth, result);
-  return result;
+export function scan(value: unknown, maxDepth = MAX_DEPTH): number {
+  if (typeof value === 'object') return value === null ? 0 : scanObject(value, 1, undefined, maxDepth);
+  return typeof value === 'number' && !Number.isFinite(value) ? UNSAFE : 0;
 }
 
-/** One node of {@link inspect}; true when the walk must stop (too deep). */
-function walk(v: unknown, depth: number, key: string | undefined, maxDepth: number, result: Inspection): boolean {
-  if (v === null || typeof v !== 'object') {
-    if (typeof v === 'number' && !Number.isFinite(v)) result.unsafe = true;
-    return false;
-  }
-  if (depth > maxDepth) {
-    result.tooDeep = true;
-    return true;
-  }
+/** {@link scan} as two booleans. */
+export function inspect(value: unknown, maxDepth = MAX_DEPTH): Inspection {
+  const found = scan(value, maxDepth);
+  return { tooDeep: (found & TOO_DEEP) !== 0, unsafe: (found & UNSAFE) !== 0 };
+}
+
+/** One object or array of {@link scan}, at `depth`, found under `key`. */
+function scanObject(v: object, depth: number, key: string | undefined, maxDepth: number): number {
+  if (depth > maxDepth) return TOO_DEEP;
+  let found = 0;
   if (Array.isArray(v)) {
-    for (const item of v) if (walk(item, depth + 1, undefined, maxDepth, result)) return true;
-    return false;
+    for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      if (typeof item === 'object') {
+        if (item !== null) {
+          found |= scanObject(item, depth + 1, undefined, maxDepth);
+          if (found & TOO_DEEP) return found;
+        }
+      } else if (typeof item === 'number' && !Number.isFinite(item)) found |= UNSAFE;
+    }
+    return found;
   }
-  if (Object.getPrototypeOf(v) === null) result.unsafe = true;
-  for (const k in v as object) {
-    if (!Object.hasOwn(v as object, k)) continue;
-    if (isUnsafeKey(k, key)) result.unsafe = true;
-    if (walk((v as Record<string, unknown>)[k], depth + 1, k, maxDepth, result)) return true;
+  if (Object.getPrototypeOf(v) === null) found = UNSAFE;
+  // No own-property test (it would double the cost): an inherited enumerable field is only read,
+  // and at worst makes the value look unsafe, so that clean() copies it and finds nothing to remove.
+  for (const k in v) {
+    if (isUnsafeKey(k, key)) found |= UNSAFE;
+    const item: unknown = (v as Record<string, unknown>)[k];
+    if (typeof item === 'object') {
+      if (item !== null) {
+        found |= scanObject(item, depth + 1, k, maxDepth);
+        if (found & TOO_DEEP) return found;
+      }
+    } else if (typeof item === 'number' && !Number.isFinite(item)) found |= UNSAFE;
   }
-  return false;
+  return found;
 }
 
 /**

@@ -71,7 +71,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         name: 'namespace',
         value: 'ns',
         default: 'switchboard',
-        help: 'providerMetadata key of the reasoning variant (ai-sdk output).',
+        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows seed 000's formatter.",
       },
       {
         name: 'input-format',
@@ -154,7 +154,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
         help: 'Output framing.',
       },
       { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
-      { name: 'namespace', value: 'ns', default: 'switchboard', help: 'providerMetadata key of the reasoning variant (ai-sdk output).' },
+      {
+        name: 'namespace',
+        value: 'ns',
+        default: 'switchboard',
+        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows seed 000's formatter.",
+      },
       { name: 'run-id', value: 'id', help: 'Run id of the replayed run (default: a random UUID).' },
       HELP_FLAG,
     ],

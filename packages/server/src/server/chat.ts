@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseFrameId } from '@switchboard/core';
-import { activeRun, resumeSseResponse } from '@switchboard/store';
+import { activeRun, resumeSseResponse, supersedeMessages } from '@switchboard/store';
 
 import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
@@ -28,6 +28,7 @@ import { type ChatRequest, lastUserText, parseChatRequest } from './chat-request
 import type { DisconnectPolicy, GatewayContext, GatewayCore } from './context.ts';
 import { conversationOf } from './conversation.ts';
 import { errorResponse, jsonError } from './errors.ts';
+import { regeneratedIds } from './regenerate.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
 
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
@@ -110,8 +111,12 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   const userMessage = userMessageOf(messages);
   // Only the caller's own chat lends its history (another's answers 404 from runs.start below).
   const known = await core.store.getChat(chatId);
-  const conversation =
-    known && canSee(c.get('principal'), known) ? await conversationOf(core.store, chatId, messages, core.namespace) : messages;
+  const mine = known !== undefined && canSee(c.get('principal'), known);
+  // A regenerate supersedes the stored answer to its question (regenerate.ts).
+  const replaced = mine ? await regeneratedIds(core.store, chatId, parsed.value.trigger, messages) : new Set<string>();
+  const conversation = mine
+    ? (await conversationOf(core.store, chatId, messages, core.namespace)).filter((m) => !replaced.has(m.id))
+    : messages;
 
   let run: LocalRun;
   try {
@@ -127,8 +132,10 @@ export async function postChat(c: GatewayContext): Promise<Response> {
     return startErrorResponse(err);
   }
   abortOnDisconnect(core, c.req.raw, run);
+  await supersedeMessages(core.store, chatId, [...replaced]);
   return resumeSseResponse(core.store, run.runId, 'ai-sdk', null, {
     namespace: core.namespace,
+    messageMetadata: true,
     signal: c.req.raw.signal,
     headers: runHeaders(run.runId, chatId),
   });
@@ -150,6 +157,7 @@ export async function resumeChat(c: GatewayContext): Promise<Response> {
   if (!run) return new Response(null, { status: 204 });
   return resumeSseResponse(core.store, run.id, 'ai-sdk', last.id, {
     namespace: core.namespace,
+    messageMetadata: true,
     signal: c.req.raw.signal,
     headers: runHeaders(run.id, chatId),
   });

@@ -137,6 +137,7 @@ export async function runStream(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
   return resumeSseResponse(core.store, run.id, protocol as Protocol, last.id, {
     namespace: core.namespace,
+    messageMetadata: true,
     signal: c.req.raw.signal,
     headers: runHeaders(run.id, run.chatId),
   });

@@ -55,7 +55,9 @@ export function createEventEncoder(s: EncoderState) {
       case 'reasoning-delta': {
         if (!s.sendReasoning) return;
         if (!s.reasoning.has(e.blockId)) s.startReasoning(out, { blockId: e.blockId, variant: 'thinking', subagentId: owner });
-        const r = s.reasoning.get(e.blockId) as { messageId: string; owner: Owner };
+        const r = s.reasoning.get(e.blockId) as { messageId: string; owner: Owner; open: boolean };
+        if (e.delta === '' && !r.open) return; // nothing to show yet
+        s.openReasoning(out, e.blockId);
         s.push(out, { type: 'REASONING_MESSAGE_CONTENT', messageId: r.messageId, delta: e.delta }, r.owner);
         return;
       }
@@ -107,8 +109,9 @@ export function createEventEncoder(s: EncoderState) {
         }
         m.providerMetadata = e.providerMetadata;
         s.push(out, { type: 'TOOL_CALL_RESULT', messageId, toolCallId: e.toolCallId, content, role: 'tool' }, owner, m);
-        // Text after a tool result is a new assistant message (assistant → tool → assistant).
-        s.current.delete(owner);
+        // Text after a tool result is a new assistant message (assistant → tool → assistant); a result
+        // the provider ran inside the same response stays in that response's message.
+        if (!e.providerExecuted) s.current.delete(owner);
         return;
       }
       case 'tool-approval-request':

@@ -109,7 +109,10 @@ export function createEncoderState(options: AgUiEncoderOptions) {
   const current = new Map<Owner, string>();
   const texts = new Map<string, { messageId: string; owner: Owner }>();
   const openTextMessages = new Set<string>();
-  const reasoning = new Map<string, { messageId: string; owner: Owner; variant: string }>();
+  const reasoning = new Map<
+    string,
+    { messageId: string; owner: Owner; variant: string; pm: ProviderMetadata | undefined; ts: number | undefined; open: boolean }
+  >();
   const tools = new Map<string, { owner: Owner; name: string; streamed: boolean; args: string[]; meta: Record<string, unknown> }>();
   const toolParents = new Map<string, string>();
   const steps = new Map<string, { name: string; owner: Owner }>();
@@ -172,6 +175,7 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     startText,
     endText,
     startReasoning,
+    openReasoning,
     endReasoning,
     startTool,
     endTool,
@@ -329,28 +333,48 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     pushIf(out, { type: 'TEXT_MESSAGE_END', messageId: t.messageId }, t.owner, { providerMetadata: pm });
   }
 
+  /**
+   * A reasoning block is opened on the wire only once it has text (or, at its end, an encrypted value):
+   * an empty thinking block makes no REASONING_* events and no empty reasoning message. It does not end
+   * the assistant message: the text and tool calls of one provider response share one message (one
+   * `parentMessageId`), as pydantic-ai's AG-UI adapter has it.
+   */
   function startReasoning(
-    out: AgUiEvent[],
+    _out: AgUiEvent[],
     e: { blockId: string; variant: string; subagentId?: string; providerMetadata?: ProviderMetadata },
   ): void {
-    const owner = e.subagentId;
-    // Text after a reasoning block goes to a new assistant message, so the history keeps the order.
-    current.delete(owner);
     const messageId = scoped(e.blockId);
-    reasoning.set(e.blockId, { messageId, owner, variant: e.variant });
-    push(out, { type: 'REASONING_START', messageId }, owner);
-    push(out, { type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' }, owner, {
-      blockId: e.blockId,
-      variant: e.variant,
-      providerMetadata: e.providerMetadata,
+    reasoning.set(e.blockId, { messageId, owner: e.subagentId, variant: e.variant, pm: e.providerMetadata, ts: s.ts, open: false });
+  }
+
+  /** Sends the START events of a reasoning block the first time it has something to show. */
+  function openReasoning(out: AgUiEvent[], blockId: string): void {
+    const r = reasoning.get(blockId);
+    if (!r || r.open) return;
+    r.open = true;
+    // Stamped with the block's start, as if sent then (the reader gives reasoning-start that ts back).
+    const now = s.ts;
+    s.ts = r.ts;
+    push(out, { type: 'REASONING_START', messageId: r.messageId }, r.owner);
+    push(out, { type: 'REASONING_MESSAGE_START', messageId: r.messageId, role: 'reasoning' }, r.owner, {
+      blockId,
+      variant: r.variant,
+      providerMetadata: r.pm,
     });
+    s.ts = now;
   }
 
   function endReasoning(out: AgUiEvent[], blockId: string, pm: ProviderMetadata | undefined): void {
     const r = reasoning.get(blockId);
     if (!r) return;
-    reasoning.delete(blockId);
     const encrypted = encryptedReasoningOf(pm);
+    // Redacted thinking carries its data from the start: not empty either.
+    if (!r.open && encrypted === undefined && encryptedReasoningOf(r.pm) === undefined) {
+      reasoning.delete(blockId);
+      return;
+    }
+    openReasoning(out, blockId);
+    reasoning.delete(blockId);
     if (encrypted !== undefined)
       push(out, { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: r.messageId, encryptedValue: encrypted }, r.owner);
     // The client merges metadata key by key, so the variant is repeated next to the signature.

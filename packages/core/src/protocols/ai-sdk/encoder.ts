@@ -10,7 +10,7 @@
  * `error` chunks mean the run is over: `useChat` (`AbstractChat`) treats any `error` chunk as the end of
  * the request and applies nothing after it. So only a fatal canonical `error` becomes one, and it is
  * held until the parts the decoder closes after it are closed (text-end, reasoning-end, tool-input-end):
- * it goes out before the next other event (step-finish, run-finish, …), after whatever is still open is
+ * it goes out before the next other event (run-finish, …), after whatever is still open is
  * closed too (a tool input as `tool-input-error` with what arrived), so the client's message is settled.
  * A non-fatal error (a bad line the run went on after) becomes a transient `data-error` part
  * (`{ message, code? }`), which clients pass to `onData` and read on through.
@@ -26,19 +26,32 @@
 
 import type { Machine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, EventOf, Json, JsonObject, ProviderMetadata } from '../../model/events.ts';
+import { messageSummaryMetadata, RunSummary } from '../../model/run-summary.ts';
 import { parsePartialJson } from '../../transforms/partial-json.ts';
+import { createSeed000Blocks } from '../../transforms/seed000.ts';
 
 import type { AiSdkChunk } from './schema.ts';
 
 export type { AiSdkChunk } from './schema.ts';
 
 export interface AiSdkEncoderOptions {
-  /** providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000 clients. */
+  /**
+   * providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000
+   * clients, which also switches on seed 000's formatter conventions (transforms/seed000.ts: todos as
+   * processing-block text, tool calls not closing the processing block).
+   */
   namespace?: string;
   /** Send reasoning blocks (default true). */
   sendReasoning?: boolean;
   /** Send sources (default true). */
   sendSources?: boolean;
+  /**
+   * Send the message's summary as history holds it (`metadata[namespace]`: run id, status, model, usage,
+   * stop reason, duration, error; see model/run-summary.ts) on `start` (what is known then) and on
+   * `finish` (its final value; a `message-metadata` chunk before `abort` / a fatal `error`), so the
+   * message a client holds equals the reloaded one. The gateway turns it on. Default false.
+   */
+  messageMetadata?: boolean;
 }
 
 /** A citation of an AI SDK text part (`text-end.citations`). */
@@ -86,7 +99,10 @@ export function toAiSdkSource(e: SourceLike): AiSdkChunk {
   return c;
 }
 
-/** Events that close a part: a held fatal error waits for them (see the module comment). */
+/**
+ * Events that close a part: a held fatal error waits for them (see the module comment). And the
+ * step's end, so the error goes out at run-finish with the message's final metadata before it.
+ */
 const CLOSING: ReadonlySet<CanonicalEvent['type']> = new Set(['text-end', 'reasoning-end', 'tool-input-end', 'citation', 'raw']);
 
 /** Creates an AI SDK UI message stream encoder (push canonical events, get chunks). */
@@ -114,6 +130,11 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   let started = false;
   let ended = false;
   let citationCount = 0;
+  const summary = options.messageMetadata ? new RunSummary() : undefined;
+  const seed000 = ns === 'mobox' ? createSeed000Blocks() : undefined;
+  /** The summary as message metadata, as history holds it now (persisted once the run ended). */
+  const finalMetadata = (): JsonObject | undefined =>
+    summary && { [ns]: messageSummaryMetadata(summary.summary(summary.closed ? 'persisted' : 'pending')) };
 
   const merge = (a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined => {
     if (!a) return b;
@@ -178,7 +199,8 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       case 'run-start': {
         started = true;
         const c: AiSdkChunk = { type: 'start', messageId: e.messageId };
-        if (e.metadata) c.messageMetadata = e.metadata;
+        const meta = summary ? { ...e.metadata, [ns]: messageSummaryMetadata(summary.summary('pending')) } : e.metadata;
+        if (meta) c.messageMetadata = meta;
         out.push(c);
         return;
       }
@@ -402,14 +424,18 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         closeInputs(out, 'The run ended before the tool input was complete.');
         closeStep(out);
         if (e.usage) out.push({ type: 'data-usage', id: 'usage', data: { scope: 'total', ...(e.usage as JsonObject) } });
-        out.push({ type: 'finish', finishReason: e.finishReason });
+        const meta = finalMetadata();
+        out.push({ type: 'finish', finishReason: e.finishReason, ...(meta ? { messageMetadata: meta } : {}) });
         ended = true;
         return;
       }
-      case 'run-abort':
+      case 'run-abort': {
+        const meta = finalMetadata();
+        if (meta) out.push({ type: 'message-metadata', messageMetadata: meta });
         out.push(e.reason !== undefined ? { type: 'abort', reason: e.reason } : { type: 'abort' });
         ended = true;
         return;
+      }
       case 'raw':
         // The UI message stream has no place for unmapped input; the canonical output keeps it.
         return;
@@ -421,6 +447,9 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     if (fatalError === undefined) return;
     closeParts(out);
     closeInputs(out);
+    // The client applies nothing after `error`: what history will hold goes first.
+    const meta = finalMetadata();
+    if (meta) out.push({ type: 'message-metadata', messageMetadata: meta });
     out.push({ type: 'error', errorText: fatalError });
     fatalError = undefined;
   }
@@ -428,13 +457,20 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   return {
     push(e) {
       if (ended) return [];
+      summary?.apply(e);
       const out: AiSdkChunk[] = [];
-      if (fatalError !== undefined && !CLOSING.has(e.type)) flushFatal(out);
-      encode(e, out);
+      for (const x of seed000 ? seed000.push(e) : [e]) {
+        if (ended) break;
+        // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
+        const holds = CLOSING.has(x.type) || (summary !== undefined && x.type === 'step-finish');
+        if (fatalError !== undefined && !holds) flushFatal(out);
+        encode(x, out);
+      }
       return out;
     },
     end() {
       const out: AiSdkChunk[] = [];
+      if (!ended && seed000) for (const x of seed000.end()) encode(x, out);
       if (!ended) flushFatal(out);
       return out;
     },
