@@ -15,7 +15,15 @@ export interface MatrixInput {
   name: string;
   /** The bytes as a decoder receives them. */
   body: Uint8Array;
+  /** For a run that continues an earlier one (after an approval): that run's input; the client holds its message. */
+  continues?: Uint8Array;
 }
+
+/** Runs that continue an earlier run of the same chat (the resumed OpenAI Agents runs), and that run. */
+const CONTINUES: Record<string, string> = {
+  'own/openai-agents/responses-approval-approved.jsonl': 'openai-agents/responses-approval.jsonl',
+  'own/openai-agents/responses-approval-rejected.jsonl': 'openai-agents/responses-approval.jsonl',
+};
 
 /** Files that are not inputs: notes, expected results, recorders, official outputs, licence texts. */
 function isInput(path: string): boolean {
@@ -63,7 +71,14 @@ export function matrixInputs(): MatrixInput[] {
     for (const path of walk(root, [])) {
       const name = `${prefix}/${relative(root, path)}`;
       if (name.startsWith('shared/recorded/ag-ui/')) inputs.push(...agUiJourneys(path, name));
-      else inputs.push({ name, body: new Uint8Array(readFileSync(path)) });
+      else {
+        const continues = CONTINUES[name];
+        inputs.push({
+          name,
+          body: new Uint8Array(readFileSync(path)),
+          ...(continues ? { continues: new Uint8Array(readFileSync(join(OWN, continues))) } : {}),
+        });
+      }
     }
   }
   return inputs;

@@ -60,12 +60,16 @@ function schemaCheck(validator: (frames: object[]) => { ok: boolean; issues: { i
  * Protocol checks: the official implementation where one exists (ai, @ag-ui/client), else the zod
  * schemas written from the seeds (ws: seed 004, dsagent: seed 003).
  */
+/** What the client holds before a continuation run: the earlier run's outputs. */
+type Before = Partial<Record<Protocol, object[]>>;
+
 const withText = (reasoning: readonly string[]) => reasoning.filter((r) => r !== '');
 
-const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | undefined>>> = {
-  'ai-sdk': async (frames) => {
+const CHECKS: Partial<Record<Protocol, (frames: object[], before: Before) => Promise<Summary | undefined>>> = {
+  'ai-sdk': async (frames, before) => {
+    const previous = before['ai-sdk'] && (await assembleChunks(await parseAiSdkSse(sse(before['ai-sdk'], '[DONE]')))).message;
     const chunks = await parseAiSdkSse(sse(frames, '[DONE]'));
-    const { message } = await assembleChunks(chunks);
+    const { message } = await assembleChunks(chunks, previous);
     const s = summarizeMessage(message);
     // AG-UI sends no message for a reasoning block without text (peer convention): compare the ones with text.
     return {
@@ -74,10 +78,11 @@ const CHECKS: Partial<Record<Protocol, (frames: object[]) => Promise<Summary | u
       tools: s.tools.map((t) => ({ toolCallId: t.toolCallId, toolName: t.toolName })),
     };
   },
-  'ag-ui': async (frames) => {
+  'ag-ui': async (frames, before) => {
     const issues = schemaIssues(frames);
     if (issues.length) throw new Error(`@ag-ui/core schema: ${issues[0]}`);
-    const run = await runAgUi(sse(frames));
+    const initialMessages = before['ag-ui'] && (await runAgUi(sse(before['ag-ui']))).messages;
+    const run = await runAgUi(sse(frames), initialMessages ? { initialMessages } : {});
     if (run.error) throw new Error(`@ag-ui/client: ${String(run.error)}`);
     if (run.warnings.length) throw new Error(`@ag-ui/client warned: ${run.warnings[0]}`);
     const s = summarizeAgUi(run.messages);
@@ -108,7 +113,10 @@ export function detectInput(body: Uint8Array): string | undefined {
 
 /** Runs one input through every encoder. */
 export async function runRow(input: MatrixInput): Promise<Row> {
-  const events = drain(framed(createDecoder('auto', { runId: 'run', now: () => 0 })), [input.body]);
+  // A continuation run continues the earlier run's message (its run-start carries that message id).
+  const earlier = input.continues ? drain(framed(createDecoder('auto', { runId: 'run0', now: () => 0 })), [input.continues]) : [];
+  const messageId = earlier[0]?.type === 'run-start' ? earlier[0].messageId : undefined;
+  const events = drain(framed(createDecoder('auto', { runId: 'run', now: () => 0, ...(messageId ? { messageId } : {}) })), [input.body]);
   const first = events[0];
   const framework = first?.type === 'run-start' ? (first.provider ?? '?') : '?';
   const cells: Record<string, Cell> = {};
@@ -122,7 +130,10 @@ export async function runRow(input: MatrixInput): Promise<Row> {
     let frames: object[] = [];
     try {
       frames = drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, events);
-      const summary = await CHECKS[protocol]?.(frames);
+      const before: Before = earlier.length
+        ? { [protocol]: drain(createEncoder(protocol) as Machine<CanonicalEvent, object>, earlier) }
+        : {};
+      const summary = await CHECKS[protocol]?.(frames, before);
       if (summary) summaries[protocol] = summary;
       cells[protocol] = { ok: true, frames: frames.length };
     } catch (err) {

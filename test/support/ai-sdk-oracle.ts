@@ -95,8 +95,11 @@ function isPlainError(error: unknown): error is Error {
  * and `terminateOnError: true` would also abort on a legitimate `error` chunk, so errors are
  * collected via `onError` (terminateOnError stays false) and classified here: a plain `Error` whose
  * message equals the next pending `error` chunk's text is that chunk; anything else is fatal.
+ *
+ * `previous`: the assistant message a continuation run continues (as `useChat` passes its last
+ * message); the stream's `start` must carry its id.
  */
-export async function assembleChunks(chunks: readonly UIMessageChunk[]): Promise<AssembledUIMessage> {
+export async function assembleChunks(chunks: readonly UIMessageChunk[], previous?: UIMessage): Promise<AssembledUIMessage> {
   const pendingErrorTexts: string[] = [];
   let finishReason: string | undefined;
   for (const chunk of chunks) {
@@ -120,7 +123,13 @@ export async function assembleChunks(chunks: readonly UIMessageChunk[]): Promise
       controller.close();
     },
   });
-  const messages = readUIMessageStream<UIMessage>({ stream, onError, terminateOnError: false });
+  const messages = readUIMessageStream<UIMessage>({
+    stream,
+    onError,
+    terminateOnError: false,
+    ...(previous ? { message: structuredClone(previous) } : {}),
+  });
+  last = previous;
   for (const snapshot of await drain(messages)) last = snapshot;
 
   if (fatal.length > 0) throw fatal[0];

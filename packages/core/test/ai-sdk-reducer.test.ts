@@ -60,8 +60,14 @@ describe('AI SDK reducer equals readUIMessageStream', () => {
 describe('AI SDK reducer equals readUIMessageStream on every matrix input', () => {
   for (const input of matrixInputs()) {
     test(input.name, async () => {
-      const conv = createConverter({ from: (detectInput(input.body) ?? 'auto') as Framework | 'auto', to: 'ai-sdk' });
-      const chunks = await parseAiSdkSse([...conv.push(input.body), ...conv.end()].join(''));
+      const from = (detectInput(input.body) ?? 'auto') as Framework | 'auto';
+      // A run that continues an earlier one: the earlier run's chunks first, then this run's, on the same message.
+      const before = input.continues ? createConverter({ from, to: 'ai-sdk' }) : undefined;
+      const earlier = before && input.continues ? await parseAiSdkSse([...before.push(input.continues), ...before.end()].join('')) : [];
+      const start = earlier[0];
+      const messageId = start?.type === 'start' ? start.messageId : undefined;
+      const conv = createConverter({ from, to: 'ai-sdk', ...(messageId ? { messageId } : {}) });
+      const chunks = [...earlier, ...(await parseAiSdkSse([...conv.push(input.body), ...conv.end()].join('')))];
       const official = await assembleChunks(chunks);
       const reducer = createAiSdkReducer().applyAll(chunks as unknown as AiSdkChunkLike[]);
       assert.deepEqual(json(reducer.message), json(official.message));

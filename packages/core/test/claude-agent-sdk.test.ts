@@ -26,6 +26,8 @@ const DIR = new URL('./fixtures/claude-agent-sdk/', import.meta.url).pathname;
 const FIXTURES = readdirSync(DIR)
   .filter((f) => f.endsWith('.jsonl'))
   .sort();
+/** The captures of query() runs that reached their result (the permission prompt left unanswered did not). */
+const FINISHED = FIXTURES.filter((f) => f !== 'permission-pending.jsonl');
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON captures, read field by field
 type Msg = Record<string, any>;
@@ -41,6 +43,12 @@ const lines = (name: string): Msg[] =>
 const decode = (chunks: (string | Uint8Array)[]): CanonicalEvent[] => decodeChunks(chunks, 'claude-agent-sdk');
 
 const decodeLines = (values: unknown[]) => decode([values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n')]);
+
+/**
+ * The messages query() yields: the permission captures are the CLI's stdio transcript, which also has
+ * the control protocol and the host-only session state messages.
+ */
+const sdkMessages = (name: string): Msg[] => lines(name).filter((m) => !m.type.startsWith('control_') && m.sdk_host_only !== true);
 
 /** Our events as content blocks, per agent ('' = main): what the SDK's assistant messages should contain. */
 function contentOf(events: CanonicalEvent[]): Map<string, Msg[]> {
@@ -91,9 +99,9 @@ function toAiSdk(chunks: (string | Uint8Array)[]): string {
 }
 
 describe('Claude Agent SDK decoder: recorded captures', () => {
-  for (const name of FIXTURES) {
+  for (const name of FINISHED) {
     test(`${name}: a valid run with exactly the content of the SDK's assistant messages`, () => {
-      const msgs = lines(name);
+      const msgs = sdkMessages(name);
       const events = decode([read(name)]);
       assert.deepEqual(validate(events).issues, []);
       const start = events[0];
@@ -112,9 +120,16 @@ describe('Claude Agent SDK decoder: recorded captures', () => {
       );
       assert.equal(ofType(events, 'step-finish').length, ids.length);
 
-      // Every tool result, with its output and error flag.
+      // Every tool result, with its output and error flag; a denied call's result is the denial, not an output.
+      const denied = new Set(
+        lines(name)
+          .filter((m) => m.type === 'control_response' && m.response.response?.behavior === 'deny')
+          .map((m) => m.response.response.toolUseID),
+      );
       const toolResults = msgs.flatMap((m) =>
-        m.type === 'user' && Array.isArray(m.message.content) ? m.message.content.filter((b: Msg) => b.type === 'tool_result') : [],
+        m.type === 'user' && Array.isArray(m.message.content)
+          ? m.message.content.filter((b: Msg) => b.type === 'tool_result' && !denied.has(b.tool_use_id))
+          : [],
       );
       const outputs = events.filter((e) => e.type === 'tool-output' || e.type === 'tool-error');
       assert.deepEqual(
@@ -312,11 +327,11 @@ describe('Claude Agent SDK decoder: the stream events against the official @ai-s
 });
 
 describe('Claude Agent SDK decoder: the AI SDK UI message stream of each capture', () => {
-  for (const name of FIXTURES) {
+  for (const name of FINISHED) {
     test(`${name}: accepted by the official client schema and assembled by readUIMessageStream`, async () => {
       const sse = toAiSdk([read(name)]);
       const { message, errorTexts, finishReason } = await assembleChunks(await parseAiSdkSse(sse));
-      const msgs = lines(name);
+      const msgs = sdkMessages(name);
       const result = msgs.at(-1) as Msg;
       assert.equal(finishReason, result.is_error ? 'error' : 'stop');
       assert.equal(result.type, 'result');
@@ -324,7 +339,8 @@ describe('Claude Agent SDK decoder: the AI SDK UI message stream of each capture
       // The main agent's last text is the result text (error results: the synthetic error message).
       if (!result.is_error) assert.ok(summary.text.endsWith(result.result), 'the final text');
       if (result.is_error) assert.ok(errorTexts.length > 0);
-      for (const t of summary.tools) assert.ok(['output-available', 'output-error', 'input-available'].includes(t.state), t.state);
+      for (const t of summary.tools)
+        assert.ok(['output-available', 'output-error', 'output-denied', 'input-available'].includes(t.state), t.state);
     });
   }
 
@@ -378,7 +394,8 @@ describe('Claude Agent SDK decoder: lossless', () => {
     // Structural: `type` / `subtype` discriminators (message, event, block and delta kinds become event
     // kinds) and the `role` of messages (an assistant message always yields assistant content, a user
     // message is recognised by its type).
-    const structural = (path: string) => /(^|\.)type$/.test(path) || path === 'subtype' || /(^|\.)message\.role$/.test(path);
+    const structural = (path: string) =>
+      /(^|\.)type$/.test(path) || path === 'subtype' || path === 'request.subtype' || /(^|\.)message\.role$/.test(path);
     for (const name of FIXTURES) {
       const events = decode([read(name)]);
       assert.deepEqual(missingLeaves(lines(name), events, { ignore: structural }), [], name);

@@ -131,15 +131,24 @@ describe('LangGraph decoder: captures', () => {
     assert.deepEqual([run.finishReason, run.usage?.inputTokens, run.usage?.outputTokens], ['stop', 346 + 879, 126 + 48]);
   });
 
-  test('LANGGRAPH_RESPONSE_1: the interrupt is a custom event and an interrupted status; the run finishes interrupted', () => {
+  test('LANGGRAPH_RESPONSE_1: the HumanInTheLoop interrupt is a tool-approval-request for its call; the run ends waiting', () => {
     const events = decode([readFileSync(`${RECORDED}langgraph.LANGGRAPH_RESPONSE_1.jsonl`)]);
-    const custom = ofType(events, 'custom').find((c) => c.name === 'langgraph.interrupt');
-    assert.ok(custom);
-    assert.equal((custom.value as { id: string }[])[0]?.id, '32af76067f247461dd16d63e49c49e88');
+    const [request] = ofType(events, 'tool-approval-request');
+    assert.deepEqual(
+      [request?.approvalId, request?.toolCallId, request?.toolName],
+      ['32af76067f247461dd16d63e49c49e88', 'call_LOd3dMxgYxmNLWZVWXra9xWQ', 'delete_file'],
+    );
+    assert.match(request?.reason ?? '', /Action requires approval/);
+    assert.deepEqual(request?.providerMetadata?.langgraph?.reviewConfig, {
+      actionName: 'delete_file',
+      allowedDecisions: ['approve', 'reject'],
+    });
+    assert.equal(ofType(events, 'interrupt').length, 0);
     const status = ofType(events, 'status')[0];
     assert.equal(status?.status, 'interrupted');
     assert.match(status?.message ?? '', /Action requires approval/);
-    assert.equal((events.at(-1) as Ev<'run-finish'>).finishReason, 'interrupted');
+    const finish = events.at(-1) as Ev<'run-finish'>;
+    assert.deepEqual([finish.finishReason, finish.pending], ['tool-calls', { approvalIds: ['32af76067f247461dd16d63e49c49e88'] }]);
     // The tool call that waits for approval is there, with its input, and no output.
     assert.deepEqual(
       ofType(events, 'tool-input-end').map((e) => [e.toolCallId, e.input]),
@@ -216,12 +225,14 @@ describe('LangGraph decoder: captures', () => {
       ofType(events, 'todos').map((t) => t.todos.map((x) => x.status)),
       [['in_progress', 'pending']],
     );
-    assert.equal((events.at(-1) as Ev<'run-finish'>).finishReason, 'interrupted');
-    assert.equal(
-      ofType(events, 'custom').filter((c) => c.name === 'langgraph.interrupt').length,
-      1,
-      'one interrupt, though updates and values both carry it',
+    const interrupts = ofType(events, 'interrupt');
+    assert.equal(interrupts.length, 1, 'one interrupt, though updates and values both carry it');
+    assert.deepEqual(
+      [interrupts[0]?.interruptId, interrupts[0]?.reason, interrupts[0]?.message, interrupts[0]?.value],
+      ['f48a9c3de5a048bda75d4470243a5f7c', 'input_required', 'Send the answer?', { question: 'Send the answer?', options: ['yes', 'no'] }],
     );
+    const finish = events.at(-1) as Ev<'run-finish'>;
+    assert.deepEqual([finish.finishReason, finish.pending], ['other', { interruptIds: ['f48a9c3de5a048bda75d4470243a5f7c'] }]);
   });
 
   test('graph-resume: the approve update changes the todos; the answer streams', () => {
@@ -270,12 +281,13 @@ describe('LangGraph decoder: against the official @ai-sdk/langchain path', () =>
     });
   }
 
-  test('HITL: the official adapter turns the interrupt into a tool approval request; the canonical model has none', async () => {
+  test('HITL: like the official adapter, the interrupt is a tool approval request (state approval-requested)', async () => {
     const path = `${RECORDED}langgraph.LANGGRAPH_RESPONSE_1.jsonl`;
     const official = summarizeMessage((await officialMessage(path)).message);
     const ours = summarizeMessage(await oursMessage(path, createLanggraphDecoder({ runId: 'run', now: () => 0 })));
     assert.equal(official.tools[0]?.state, 'approval-requested');
-    assert.equal(ours.tools[0]?.state, 'input-available');
+    assert.equal(ours.tools[0]?.state, 'approval-requested');
+    assert.equal(ours.tools[0]?.toolCallId, official.tools[0]?.toolCallId);
   });
 });
 

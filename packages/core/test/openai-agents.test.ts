@@ -133,14 +133,39 @@ describe('OpenAI Agents decoder: recorded runs', () => {
     assert.equal(text(events), '¡Hola! ¿En qué puedo ayudarte hoy?');
   });
 
-  test('approval: the call stays open, the request is a custom event, the run finishes interrupted', () => {
+  test('approval: a tool-approval-request after the call, no output; the run ends waiting for it', () => {
     const events = decode([read('responses-approval.jsonl')]);
-    const custom = ofType(events, 'custom')[0];
-    assert.equal(custom?.name, 'openai-agents.tool_approval_requested');
-    assert.deepEqual((custom!.value as { toolCallId: string; toolName: string }).toolCallId, 'call_delete_1');
+    const [request] = ofType(events, 'tool-approval-request');
+    assert.deepEqual([request?.approvalId, request?.toolCallId, request?.toolName], ['call_delete_1', 'call_delete_1', 'delete_file']);
+    assert.equal(request?.providerMetadata?.openaiAgents?.functionToolStateKey, '["bare","delete_file"]');
+    const end = events.findIndex((e) => e.type === 'tool-input-end');
+    assert.ok(end >= 0 && end < events.indexOf(request as CanonicalEvent), 'the request comes after the call');
     assert.equal(ofType(events, 'tool-output').length, 0);
+    assert.equal(ofType(events, 'custom').length, 0);
     const finish = finishOf(events);
-    assert.deepEqual([finish.finishReason, finish.rawFinishReason], ['interrupted', 'tool_approval_requested']);
+    assert.deepEqual(
+      [finish.finishReason, finish.rawFinishReason, finish.pending],
+      ['tool-calls', 'tool_approval_requested', { approvalIds: ['call_delete_1'] }],
+    );
+  });
+
+  test('the resumed run: approved, the tool output then the answer; rejected, a denial and no output', () => {
+    const approved = decode([read('responses-approval-approved.jsonl')]);
+    assert.deepEqual(
+      ofType(approved, 'tool-output').map((e) => [e.toolCallId, e.toolName, e.output]),
+      [['call_delete_1', 'delete_file', 'deleted']],
+    );
+    assert.equal(text(approved), 'Deleted notes.txt.');
+    assert.equal(finishOf(approved).finishReason, 'stop');
+    const rejected = decode([read('responses-approval-rejected.jsonl')]);
+    assert.equal(ofType(rejected, 'tool-output').length, 0);
+    const [denial] = ofType(rejected, 'tool-approval-response');
+    assert.deepEqual(
+      [denial?.approvalId, denial?.toolCallId, denial?.approved, denial?.reason],
+      ['call_delete_1', 'call_delete_1', false, 'Tool execution was not approved.'],
+    );
+    assert.equal(text(rejected), 'Left notes.txt alone.');
+    assert.equal(finishOf(rejected).pending, undefined);
   });
 
   test('a failed response: one fatal error from response.failed, the run finishes with error', () => {

@@ -9,7 +9,7 @@ import { missingLeaves } from './lossless.ts';
 
 const RECORDED = `${FIXTURES}recorded/openai-responses/`;
 const DEV = `${FIXTURES}openai-responses/`;
-/** Our own SDK-verified streams (see record.ts there): parallel function calls. */
+/** Our own SDK-verified streams (see record.ts there): parallel function calls; hosted-MCP approval loops (record-mcp-approval.ts). */
 const LOCAL = new URL('./fixtures/openai-responses/', import.meta.url).pathname;
 
 /** Every Responses capture: the recorded ones and the SDK-verified development set. */
@@ -19,7 +19,7 @@ const CAPTURES = [
     .filter((f) => f.endsWith('.sse') && !f.includes('aisdk-ref'))
     .map((f) => DEV + f),
   ...readdirSync(LOCAL)
-    .filter((f) => f.endsWith('.sse'))
+    .filter((f) => f.endsWith('.sse') || f.endsWith('.jsonl'))
     .map((f) => LOCAL + f),
 ];
 const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -221,7 +221,8 @@ describe('OpenAI Responses decoder: recorded captures', () => {
     'openai-apply-patch-tool.1.chunks.txt': 'tool-calls',
     'openai-local-shell-tool.1.chunks.txt': 'stop',
     'openai-web-search-tool.1.chunks.txt': 'stop',
-    'openai-mcp-tool-approval.1.chunks.txt': 'stop',
+    // @ai-sdk/openai says stop; the run ends waiting for the approval (run-finish.pending).
+    'openai-mcp-tool-approval.1.chunks.txt': 'tool-calls',
   };
   test('finish reasons follow @ai-sdk/openai (client function calls → tool-calls, built-in tools → stop)', () => {
     for (const [file, reason] of Object.entries(FINISH)) {
@@ -401,16 +402,18 @@ describe('OpenAI Responses decoder: item kinds', () => {
     assert.equal(ofType(custom, 'tool-input-delta').length, 24);
   });
 
-  test('MCP: list_tools and calls are provider-executed; an approval request is a custom event', () => {
+  test('MCP: list_tools and calls are provider-executed; an approval request is a tool-approval-request', () => {
     const events = decode([read(`${RECORDED}openai-mcp-tool-approval.1.chunks.txt`)]);
     const names = ofType(events, 'tool-input-end').map((e) => [e.toolName, e.providerExecuted]);
     assert.deepEqual(names, [
       ['mcp_list_tools', true],
       ['mcp.create_short_url', true],
     ]);
-    const custom = ofType(events, 'custom')[0];
-    assert.equal(custom?.name, 'openai.mcp_approval_request');
-    assert.equal((custom!.value as { approvalId: string }).approvalId, 'mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe');
+    const [request] = ofType(events, 'tool-approval-request');
+    assert.equal(request?.approvalId, 'mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe');
+    assert.equal(request?.toolCallId, ofType(events, 'tool-input-end')[1]?.toolCallId);
+    const finish = events.at(-1);
+    assert.deepEqual(finish?.type === 'run-finish' && finish.pending, { approvalIds: [request?.approvalId] });
     const call = decode([read(`${RECORDED}openai-mcp-tool-approval.4.chunks.txt`)]);
     const out = ofType(call, 'tool-output').find((o) => o.toolName === 'mcp.create_short_url');
     assert.match((out!.output as { output: string }).output, /Short URL created/);

@@ -15,6 +15,11 @@
  * - `parent_tool_use_id` marks a subagent's messages: each subagent (keyed by the Agent/Task tool
  *   call that spawned it) gets its own Anthropic decoder, and its events carry `subagentId`.
  * - TodoWrite and TaskCreate/TaskUpdate tool calls become `todos` snapshots.
+ * - The CLI's stdio transcript (`--output-format stream-json` with the host's answers) also carries the
+ *   control protocol: a `can_use_tool` `control_request` (canUseTool asked) is a tool-approval-request
+ *   (its request id is the approval id), the host's `control_response` to it the tool-approval-response
+ *   (`behavior: 'allow'` approves). A transcript that ends with a prompt unanswered ends waiting
+ *   (`run-finish.pending.approvalIds`). Other control messages stay `raw`.
  */
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter, RunStartInit } from '../model/emitter.ts';
@@ -342,12 +347,96 @@ function innerAgents(kit: Kit, { stepIds, toolNames, toolInputs, todoWrite }: Ag
   return { agents, subagents, agentFor, startSubagent, finishSubagent, feed, closeSynthetic, closeAgent, newMeta };
 }
 
+type Finished = { finishReason: FinishReason; rawFinishReason?: string };
+
+/** The run-finish for the results seen: the last one's reason, the total usage, every result's fields. */
+function runFinish(f: Finished, runUsage: Usage | undefined, results: JsonObject[]): EventInit {
+  const e: EventInit = { type: 'run-finish', finishReason: f.finishReason };
+  if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
+  if (runUsage) e.usage = { ...runUsage };
+  const last = results.at(-1);
+  if (last) {
+    const meta: JsonObject = { ...last };
+    delete meta.usage;
+    if (results.length > 1) meta.earlierResults = results.slice(0, -1);
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+  }
+  return e;
+}
+
+/** `tool_progress` (a status event, kept whole too) and `tool_use_summary` (a custom event). */
+function progress({ out, raw }: Kit, value: Record<string, unknown>, where?: Location): void {
+  if (value.type === 'tool_use_summary') {
+    out.emit({ type: 'custom', name: `${SOURCE}.tool_use_summary`, value: rest(value, ['type']) ?? {} });
+    return;
+  }
+  const e: EventInit = { type: 'status', status: 'tool-running' };
+  if (typeof value.tool_name === 'string')
+    e.message = `${value.tool_name}${typeof value.elapsed_time_seconds === 'number' ? ` (${value.elapsed_time_seconds}s)` : ''}`;
+  if (typeof value.parent_tool_use_id === 'string') e.subagentId = value.parent_tool_use_id;
+  out.emit(e);
+  raw(value, 'tool_progress: mapped to a status event, kept whole here', where);
+}
+
+/** The control protocol of the CLI's stdio transcript: permission prompts (`can_use_tool`) and the host's answers. */
+function permissionPrompts(kit: Kit, toolNames: Map<string, string>) {
+  const { out, raw } = kit;
+  /** can_use_tool request id → the tool call it asks about, until the host answers. */
+  const permissions = new Map<string, string>();
+  /** Tool calls the host denied: their tool_result is the denial Claude Code sends the model, not an output. */
+  const denied = new Set<string>();
+
+  /** A `can_use_tool` control request: the CLI asks the host (canUseTool) whether a tool call may run. */
+  function controlRequest(value: Record<string, unknown>, where?: Location): void {
+    const request = isObject(value.request) ? value.request : undefined;
+    const requestId = str(value, 'request_id');
+    if (request?.subtype !== 'can_use_tool') return raw(value, 'a control request other than can_use_tool', where);
+    const toolCallId = str(request, 'tool_use_id');
+    if (!requestId || !toolCallId || !toolNames.has(toolCallId))
+      return raw(value, 'a can_use_tool request without a request id or for a tool call not seen', where);
+    permissions.set(requestId, toolCallId);
+    const e: EventInit = { type: 'tool-approval-request', approvalId: requestId, toolCallId };
+    const toolName = str(request, 'tool_name') ?? toolNames.get(toolCallId);
+    if (toolName) e.toolName = toolName;
+    const reason = str(request, 'decision_reason') ?? str(request, 'title') ?? str(request, 'description');
+    if (reason) e.reason = reason;
+    const meta = { ...rest(value, ['type', 'request_id', 'request']), ...rest(request, ['subtype', 'tool_use_id', 'tool_name']) };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+  }
+
+  /** The host's answer to a `can_use_tool` request; other control responses (initialize, …) are kept whole. */
+  function controlResponse(value: Record<string, unknown>, where?: Location): void {
+    const response = isObject(value.response) ? value.response : undefined;
+    const requestId = response ? str(response, 'request_id') : undefined;
+    const toolCallId = requestId ? permissions.get(requestId) : undefined;
+    if (!response || !requestId || !toolCallId) return raw(value, 'a control response that answers no permission request', where);
+    permissions.delete(requestId);
+    const answer = isObject(response.response) ? response.response : {};
+    const approved = response.subtype === 'success' && answer.behavior === 'allow';
+    if (!approved) denied.add(toolCallId);
+    const e: EventInit = { type: 'tool-approval-response', approvalId: requestId, toolCallId, approved };
+    const reason = str(answer, 'message') ?? str(response, 'error');
+    if (reason) e.reason = reason;
+    const meta = {
+      ...rest(value, ['type', 'response']),
+      ...rest(response, ['request_id', 'response', 'error']),
+      ...rest(answer, ['message']),
+    };
+    if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
+    out.emit(e);
+  }
+
+  return { controlRequest, controlResponse, permissions, denied };
+}
+
 /** Creates a decoder for the Claude Agent SDK `query()` message stream. */
 export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decoder {
   const kit = new Kit(options, SOURCE);
   const { out, error, raw } = kit;
   const toolNames = new Map<string, string>();
   const toolInputs = new Map<string, Json>();
+  const { controlRequest, controlResponse, permissions, denied } = permissionPrompts(kit, toolNames);
   /** task_id → tool_use_id of the Agent call, from system/task_started. */
   const taskIds = new Map<string, string>();
   const stepIds = new Set<string>();
@@ -355,7 +444,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
   let seen = 0;
   let fatal = false;
   /** The finish of the last result (the run finishes at the end of the input). */
-  let finished: { finishReason: FinishReason; rawFinishReason?: string } | undefined;
+  let finished: Finished | undefined;
   const results: JsonObject[] = [];
   let runUsage: Usage | undefined;
   /** System messages that came before system/init (hooks run first): decoded once the run has started. */
@@ -489,11 +578,18 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     let other = typeof message.content === 'string';
     if (Array.isArray(message.content)) {
       for (const [i, block] of message.content.entries()) {
-        if (isObject(block) && block.type === 'tool_result') toolResult(a, block, value, at(where, `message.content[${i}]`));
+        if (isObject(block) && block.type === 'tool_result' && !denied.has(str(block, 'tool_use_id') ?? ''))
+          toolResult(a, block, value, at(where, `message.content[${i}]`));
         else other = true;
       }
     }
-    if (other) raw(value, 'a user message (prompt or echo): the canonical model has no event for user input', where, a.subagentId);
+    if (other)
+      raw(
+        value,
+        'a user message (prompt, echo, or the tool_result of a denied call, since a denied tool does not run): the canonical model has no event for it',
+        where,
+        a.subagentId,
+      );
   }
 
   function toolResult(a: Agent, block: Record<string, unknown>, value: Record<string, unknown>, where: Location): void {
@@ -638,7 +734,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
       error(code, message, where, true);
       finished = { finishReason: 'error', rawFinishReason: subtype !== 'success' ? subtype : (str(value, 'terminal_reason') ?? subtype) };
       results.push(meta);
-      return finishRun();
+      return out.emit(runFinish(finished, runUsage, results));
     }
     const stop = str(value, 'stop_reason');
     let finishReason: FinishReason = anthropicFinishReason(stop);
@@ -651,28 +747,13 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     results.push(meta);
   }
 
-  /** Emits run-finish for the results seen: the last one's reason, the total usage, every result's fields. */
-  function finishRun(): void {
-    const f = finished as { finishReason: FinishReason; rawFinishReason?: string };
-    const e: EventInit = { type: 'run-finish', finishReason: f.finishReason };
-    if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
-    if (runUsage) e.usage = { ...runUsage };
-    const last = results.at(-1);
-    if (last) {
-      const meta: JsonObject = { ...last };
-      delete meta.usage;
-      if (results.length > 1) meta.earlierResults = results.slice(0, -1);
-      if (Object.keys(meta).length > 0) e.providerMetadata = { [SOURCE]: meta };
-    }
-    out.emit(e);
-  }
-
   function replayHeld(): void {
-    for (const [v, w] of held.splice(0)) system(v, w);
+    for (const [v, w] of held.splice(0)) (v.type === 'system' ? system : handle)(v, w);
   }
 
   function handle(value: Record<string, unknown>, where?: Location): void {
-    if (!out.started && value.type === 'system' && value.subtype !== 'init' && typeof value.subtype === 'string') {
+    const control = value.type === 'control_request' || value.type === 'control_response';
+    if (!out.started && (control || (value.type === 'system' && value.subtype !== 'init' && typeof value.subtype === 'string'))) {
       held.push([value, where]);
       return;
     }
@@ -696,17 +777,13 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         return streamEvent(value, where);
       case 'result':
         return result(value, where);
-      case 'tool_progress': {
-        const e: EventInit = { type: 'status', status: 'tool-running' };
-        if (typeof value.tool_name === 'string')
-          e.message = `${value.tool_name}${typeof value.elapsed_time_seconds === 'number' ? ` (${value.elapsed_time_seconds}s)` : ''}`;
-        if (typeof value.parent_tool_use_id === 'string') e.subagentId = value.parent_tool_use_id;
-        out.emit(e);
-        return raw(value, 'tool_progress: mapped to a status event, kept whole here', where);
-      }
+      case 'tool_progress':
       case 'tool_use_summary':
-        out.emit({ type: 'custom', name: `${SOURCE}.tool_use_summary`, value: rest(value, ['type']) ?? {} });
-        return;
+        return progress(kit, value, where);
+      case 'control_request':
+        return controlRequest(value, where);
+      case 'control_response':
+        return controlResponse(value, where);
       default:
         if (typeof value.type !== 'string')
           return error('invalid_field', `${describe(at(where, 'type'))}: expected a string message type`, at(where, 'type', 'string'));
@@ -729,7 +806,14 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
     finish() {
       if (finished && !fatal) {
         for (const a of agents.values()) closeAgent(a, false);
-        finishRun();
+        out.emit(runFinish(finished as Finished, runUsage, results));
+        return;
+      }
+      if (!fatal && permissions.size > 0) {
+        // The host forwarded a permission prompt and ended the run there: it ends waiting for the answer
+        // (the emitter names it: run-finish.pending).
+        for (const a of agents.values()) closeAgent(a, false);
+        out.emit({ type: 'run-finish', finishReason: 'tool-calls', ...(runUsage ? { usage: { ...runUsage } } : {}) });
         return;
       }
       if (!fatal) {
@@ -757,6 +841,10 @@ export function detectClaudeAgentSdk(value: unknown): boolean {
       return isObject(value.message) && 'parent_tool_use_id' in value;
     case 'result':
       return typeof value.subtype === 'string' && typeof value.session_id === 'string' && 'is_error' in value;
+    case 'control_request':
+      return typeof value.request_id === 'string' && isObject(value.request) && typeof value.request.subtype === 'string';
+    case 'control_response':
+      return isObject(value.response) && typeof value.response.request_id === 'string' && typeof value.response.subtype === 'string';
     default:
       return false;
   }

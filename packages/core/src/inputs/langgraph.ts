@@ -7,8 +7,9 @@
  *   One LangGraph superstep (`metadata.langgraph_step`) of a namespace is one canonical step.
  * - `values`: the whole state → state-snapshot (`todos` → todos). The first snapshot is the input
  *   state; AI / tool messages that appear later and were not streamed (values-only streams) are
- *   emitted whole. `__interrupt__` → a custom `langgraph.interrupt` event and an `interrupted` status;
- *   the run then finishes `interrupted`.
+ *   emitted whole. `__interrupt__` → an `interrupt` per item (a HumanInTheLoop middleware action
+ *   request: a `tool-approval-request` for its tool call) and an `interrupted` status; the run then
+ *   ends waiting (`run-finish.pending`).
  * - `updates` (`{node: update}`): the node's messages not seen yet are emitted whole; the update is a
  *   state-delta (JSON Patch: `add` per key, messages appended).
  * - `custom`: the writer's payload → todos / status / custom. `tools`: tool lifecycle events.
@@ -33,6 +34,16 @@ export function detectLanggraph(value: unknown): boolean {
   if (value.length === 3)
     return Array.isArray(value[0]) && value[0].every((s) => typeof s === 'string') && typeof value[1] === 'string' && MODES.has(value[1]);
   return false;
+}
+
+/** The prompt of an interrupt value: the value itself, its question / message, or its first action request's description. */
+function promptOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (!isObject(v)) return undefined;
+  if (typeof v.question === 'string' && v.question) return v.question;
+  if (typeof v.message === 'string' && v.message) return v.message;
+  const first = Array.isArray(v.actionRequests) ? v.actionRequests[0] : undefined;
+  return isObject(first) && typeof first.description === 'string' ? first.description : undefined;
 }
 
 interface Step {
@@ -105,6 +116,81 @@ function subgraphs(ctx: LcContext, subagents: Map<string, { parent?: string; nod
   return { enterNamespace, finishSubagents };
 }
 
+/**
+ * `__interrupt__` items (`{value, id, resumable?, ns?, when?}`): each new one is an `interrupt`, or, for
+ * the HumanInTheLoop middleware's `{actionRequests, reviewConfigs}` value, one tool-approval-request
+ * per action request whose tool call was announced (approval id: the interrupt id, `#<n>` after the first).
+ */
+function interrupts(ctx: LcContext, closeSteps: () => void) {
+  const seen = new Set<string>();
+  const state = { interrupted: false };
+  function interrupt(value: unknown, where?: Location): void {
+    if (!Array.isArray(value)) return ctx.invalid(where, '__interrupt__', 'a list of interrupts');
+    const fresh = value.filter((i) => {
+      const id = isObject(i) && typeof i.id === 'string' ? i.id : JSON.stringify(i);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    if (fresh.length === 0) return;
+    state.interrupted = true;
+    closeSteps();
+    let message: string | undefined;
+    for (const item of fresh) {
+      const obj = isObject(item) ? item : { value: item as Json };
+      const interruptId =
+        (typeof obj.id === 'string' && obj.id) || (typeof obj.interrupt_id === 'string' && obj.interrupt_id) || `interrupt_${seen.size}`;
+      const v = obj.value;
+      message ??= promptOf(v);
+      const meta = rest(obj, ['id', 'value']);
+      if (isObject(v) && Array.isArray(v.actionRequests) && approvals(interruptId, v, meta)) continue;
+      const e: EventInit = { type: 'interrupt', interruptId, reason: 'input_required' };
+      const prompt = promptOf(v);
+      if (prompt) e.message = prompt;
+      if (v !== undefined) e.value = v as Json;
+      if (meta) e.providerMetadata = { langgraph: meta };
+      ctx.emit(e);
+    }
+    ctx.emit({ type: 'status', status: 'interrupted', ...(message ? { message } : {}) });
+  }
+
+  /** The HumanInTheLoop middleware's action requests as approvals of the tool calls they name; false when one has no call. */
+  function approvals(interruptId: string, v: Obj, meta: JsonObject | undefined): boolean {
+    const requests = v.actionRequests as unknown[];
+    const used = new Set<string>();
+    const calls: string[] = [];
+    for (const r of requests) {
+      const req = isObject(r) ? r : {};
+      const match = [...ctx.tools.entries()]
+        .reverse()
+        .find(
+          ([id, t]) => !used.has(id) && !t.output && t.ended && t.name === req.name && JSON.stringify(t.input) === JSON.stringify(req.args),
+        );
+      if (!match) return false;
+      used.add(match[0]);
+      calls.push(match[0]);
+    }
+    const configs = Array.isArray(v.reviewConfigs) ? v.reviewConfigs : [];
+    requests.forEach((r, i) => {
+      const req = isObject(r) ? r : {};
+      const approvalId = i === 0 ? interruptId : `${interruptId}#${i + 1}`;
+      const toolCallId = calls[i] as string;
+      const e: EventInit = { type: 'tool-approval-request', approvalId, toolCallId, toolName: ctx.tools.get(toolCallId)?.name as string };
+      if (typeof req.description === 'string') e.reason = req.description;
+      const lg: JsonObject = { interruptId, ...meta, ...rest(req, ['name', 'args', 'description']) };
+      const config = configs.find((c) => isObject(c) && c.actionName === req.name);
+      if (config) lg.reviewConfig = config as Json;
+      const others = rest(v, ['actionRequests', 'reviewConfigs']);
+      if (others) lg.value = others;
+      e.providerMetadata = { langgraph: lg };
+      ctx.emit(e);
+    });
+    return true;
+  }
+
+  return { interrupt, state };
+}
+
 /** Creates a decoder for LangGraph `graph.stream(..., { streamMode: [...] })` tuples. */
 export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
   const ctx = new LcContext(options, 'langgraph');
@@ -119,8 +205,9 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
   const taskOf = new WeakMap<AiMessage, string>();
   let values = 0;
   const subagents = new Map<string, { parent?: string; node: string }>();
-  const interrupts = new Set<string>();
-  let interrupted = false;
+  const { interrupt, state: waiting } = interrupts(ctx, () => {
+    for (const s of [...steps.values()]) closeStep(s);
+  });
   let stepCount = 0;
 
   const { enterNamespace, finishSubagents } = subgraphs(ctx, subagents, closeNamespace);
@@ -265,34 +352,6 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         toolMessage(m.fields, undefined);
       }
     }
-  }
-
-  function interrupt(value: unknown, where?: Location): void {
-    if (!Array.isArray(value)) return;
-    const fresh = value.filter((i) => {
-      const id = isObject(i) && typeof i.id === 'string' ? i.id : JSON.stringify(i);
-      if (interrupts.has(id)) return false;
-      interrupts.add(id);
-      return true;
-    });
-    if (fresh.length === 0) return;
-    interrupted = true;
-    for (const s of [...steps.values()]) closeStep(s);
-    ctx.emit({ type: 'custom', name: 'langgraph.interrupt', value: fresh as Json });
-    const first = fresh[0];
-    const v = isObject(first) ? first.value : undefined;
-    const message =
-      typeof v === 'string'
-        ? v
-        : isObject(v)
-          ? (typeof v.question === 'string' && v.question) ||
-            (typeof v.message === 'string' && v.message) ||
-            (Array.isArray(v.actionRequests) && isObject(v.actionRequests[0]) && typeof v.actionRequests[0].description === 'string'
-              ? v.actionRequests[0].description
-              : undefined)
-          : undefined;
-    ctx.emit({ type: 'status', status: 'interrupted', ...(message ? { message } : {}) });
-    void where;
   }
 
   function valuesMode(ns: string, payload: unknown, where?: Location): void {
@@ -493,11 +552,10 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         ctx.empty('the stream contained no LangGraph [mode, payload] tuples');
         ctx.fatal = true;
       }
-      const e: EventInit = {
-        type: 'run-finish',
-        finishReason: ctx.fatal ? 'error' : interrupted ? 'interrupted' : (ctx.lastFinish ?? 'stop'),
-      };
-      if (!ctx.fatal && !interrupted && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
+      // After an interrupt the emitter names what the run waits for (pending, finishReason tool-calls / other).
+      const e: EventInit = { type: 'run-finish', finishReason: ctx.fatal ? 'error' : (ctx.lastFinish ?? 'stop') };
+      if (!ctx.fatal && waiting.interrupted) e.rawFinishReason = 'interrupt';
+      else if (!ctx.fatal && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
       if (ctx.total) e.usage = ctx.total;
       ctx.emit(e);
     },

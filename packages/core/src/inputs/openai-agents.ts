@@ -10,7 +10,9 @@
  *   adapter) the normalized events are decoded and the raw chunks are kept as `raw` events.
  * - `run_item_stream_event` `{ name, item: { type, rawItem, agent, … } }`: items the run produced.
  *   Those already decoded from the model stream are recognised by id and not repeated; tool outputs
- *   (the SDK runs the tools), handoffs and approval requests are new.
+ *   (the SDK runs the tools), handoffs and approval requests (→ tool-approval-request; the run then
+ *   ends waiting, `pending.approvalIds`) are new. A resumed run's output for a rejected call is the
+ *   SDK's rejection message: it becomes the tool-approval-response denial.
  * - `agent_updated_stream_event` `{ agent: { name } }`: a handoff made another agent current.
  *
  * One model call is one step; the step stays open until the next model call so that the outputs of
@@ -27,6 +29,9 @@ import { createResponsesCore, detectOpenAIResponses } from './openai-responses.t
 /** providerMetadata key for what the Agents SDK adds (request id, its usage accounting, run items). */
 const PM = 'openaiAgents';
 const SOURCE = 'openai-agents';
+
+/** What the SDK tells the model when a tool call's approval was rejected (`TOOL_APPROVAL_REJECTION_MESSAGE`). */
+const TOOL_APPROVAL_REJECTION_MESSAGE = 'Tool execution was not approved.';
 
 const STREAM_TYPES = new Set(['raw_model_stream_event', 'run_item_stream_event', 'agent_updated_stream_event']);
 
@@ -124,6 +129,34 @@ function itemBlocks(out: Emitter, nextBlock: () => number) {
   }
 
   return { message, reasoning, closeText };
+}
+
+/** A `tool_approval_requested` item. The SDK keys approvals by the call (`state.approve(item)`): the call id is the approval id. */
+function approvalRequest(out: Emitter, item: Obj, rawItem: Obj, toolCallId: string, knownName: string | undefined): void {
+  const e: EventInit = { type: 'tool-approval-request', approvalId: toolCallId, toolCallId };
+  const toolName = str(item, 'toolName') ?? knownName;
+  if (toolName) e.toolName = toolName;
+  e.providerMetadata = { [PM]: { ...rest(item, ['type', 'rawItem', 'agent', 'toolName']), rawItem: rawItem as Json } };
+  out.emit(e);
+}
+
+/**
+ * A resumed run's output for a call of the paused run that was rejected (`state.reject(item)`): the
+ * SDK's rejection message instead of a tool output. It is the denial, not an output: the tool did not run.
+ */
+function rejection(out: Emitter, item: Obj, rawItem: Obj, toolCallId: string): boolean {
+  const text = isObject(rawItem.output) ? rawItem.output.text : rawItem.output;
+  if (text !== TOOL_APPROVAL_REJECTION_MESSAGE || (item.output !== undefined && item.output !== text)) return false;
+  const meta: JsonObject = { rawItem: rawItem as Json, ...rest(item, ['type', 'rawItem', 'agent', 'output']) };
+  out.emit({
+    type: 'tool-approval-response',
+    approvalId: toolCallId,
+    toolCallId,
+    approved: false,
+    reason: text,
+    providerMetadata: { [PM]: meta },
+  });
+  return true;
 }
 
 /** Creates a decoder for OpenAI Agents SDK JS run stream events. */
@@ -433,6 +466,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         if (core.knows(`output:${toolCallId}`) || seen.has(`output:${toolCallId}`)) return;
         seen.add(`output:${toolCallId}`);
         approvals.delete(toolCallId);
+        if (!knows(toolCallId) && !seen.has(toolCallId) && rejection(out, item, rawItem, toolCallId)) return;
         const call = core.toolOf(toolCallId);
         const toolName = str(rawItem, 'name') ?? toolNames.get(toolCallId) ?? call?.toolName;
         const output =
@@ -462,18 +496,10 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
       }
       case 'tool_approval_requested': {
         const toolCallId = toolCall(rawItem);
-        if (toolCallId) approvals.add(toolCallId);
-        // The model has no approval event: the request travels as a custom event, the call stays open.
-        out.emit({
-          type: 'custom',
-          name: 'openai-agents.tool_approval_requested',
-          value: {
-            toolCallId: (toolCallId ?? null) as Json,
-            ...rest(item, ['type', 'rawItem', 'agent']),
-            rawItem: rawItem as Json,
-          },
-        });
-        return;
+        if (!toolCallId) return invalid(where, 'item.rawItem.callId', 'the id of the tool call that needs approval');
+        if (approvals.has(toolCallId)) return;
+        approvals.add(toolCallId);
+        return approvalRequest(out, item, rawItem, toolCallId, toolNames.get(toolCallId) ?? core.toolOf(toolCallId)?.toolName);
       }
       default:
         return raw(value, `unknown run item event ${JSON.stringify(name)}`, where);
@@ -514,10 +540,8 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         fatal = true;
       }
       const isError = fatal || core.fatal;
-      const e: EventInit = {
-        type: 'run-finish',
-        finishReason: isError ? 'error' : approvals.size > 0 ? 'interrupted' : (lastFinish ?? 'other'),
-      };
+      // Approvals left unanswered: the emitter names them (run-finish.pending, finishReason tool-calls).
+      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (lastFinish ?? 'other') };
       if (!isError) {
         if (approvals.size > 0) e.rawFinishReason = 'tool_approval_requested';
         else if (lastRawFinish) e.rawFinishReason = lastRawFinish;

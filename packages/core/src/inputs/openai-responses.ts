@@ -191,6 +191,8 @@ interface CoreShared {
   tools: Map<string, { toolName: string; providerExecuted: boolean }>;
   /** Approval request id → tool call id. */
   approvals: Map<string, string>;
+  /** Approval requests not answered yet (by an `mcp_approval_response` input item). */
+  pendingApprovals: Set<string>;
   expandParallel: boolean;
   uniqueBlock: (base: string) => string;
   currentStep: () => StepState | undefined;
@@ -263,7 +265,8 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
   }
 
   function toolDelta(t: ToolState, delta: string): void {
-    if (!delta) return;
+    // An ended call takes no more input (an mcp_call answering an approval was announced with the request).
+    if (!delta || t.ended) return;
     t.text += delta;
     if (t.buffered) return;
     toolStart(t);
@@ -536,7 +539,20 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
 }
 
 /** output_item.added / .done: an item opens its parts, and closes them with the final item. */
-function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: CoreShared, parts: ReturnType<typeof responsesParts>) {
+/** An `mcp_approval_request` asks once: the call waits for an `mcp_approval_response` input item (in the next request). */
+function approvalRequest(out: Emitter, pending: Set<string>, t: ToolState, id: string, done: Obj): void {
+  if (pending.has(id)) return;
+  pending.add(id);
+  const e: EventInit = { type: 'tool-approval-request', approvalId: id, toolCallId: t.toolCallId, toolName: t.toolName };
+  const extra = rest(done, ['id', 'type', 'arguments', 'name', 'server_label']);
+  if (extra) e.providerMetadata = { [PM]: extra };
+  out.emit(e);
+}
+
+function responsesItems(
+  { kit, approvals, pendingApprovals, expandParallel, tools, uniqueBlock }: CoreShared,
+  parts: ReturnType<typeof responsesParts>,
+) {
   const { out, raw } = kit;
   const {
     newItem,
@@ -593,8 +609,11 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
         const approval = str(item, 'approval_request_id');
         const toolCallId = (approval && approvals.get(approval)) ?? id;
         const t = registerTool(state, toolCallId, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
+        // A call answering an approval request was announced with it (an earlier response): only its output is new.
+        t.ended = toolCallId !== id;
+        t.started = t.ended;
         toolStart(t);
-        if (typeof item.arguments === 'string') toolDelta(t, item.arguments);
+        if (!t.ended && typeof item.arguments === 'string') toolDelta(t, item.arguments);
         return;
       }
       case 'mcp_list_tools':
@@ -770,8 +789,10 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
       }
       case 'mcp_call': {
         const t = state.tool as ToolState;
-        reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
-        toolEnd(t, undefined, itemMeta);
+        if (!t.ended) {
+          reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
+          toolEnd(t, undefined, itemMeta);
+        }
         if (!item) return;
         const err = done.error;
         const failed = err === null || err === undefined ? undefined : typeof err === 'string' ? err : JSON.stringify(err);
@@ -790,13 +811,7 @@ function responsesItems({ kit, approvals, expandParallel, tools, uniqueBlock }: 
         const meta: JsonObject = { ...itemMeta, approvalRequestId: id };
         if (typeof done.server_label === 'string') meta.serverLabel = done.server_label;
         toolEnd(t, undefined, meta);
-        // The model has no approval event (yet): the request travels as a custom event, the call stays open.
-        if (item)
-          out.emit({
-            type: 'custom',
-            name: 'openai.mcp_approval_request',
-            value: { approvalId: id, toolCallId: t.toolCallId, item: done as Json },
-          });
+        if (item) approvalRequest(out, pendingApprovals, t, id, done);
         return;
       }
       case 'web_search_call':
@@ -1112,6 +1127,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   const known = new Set<string>();
   const tools = new Map<string, { toolName: string; providerExecuted: boolean }>();
   const approvals = new Map<string, string>();
+  const pendingApprovals = new Set<string>();
   const sources = new Set<string>();
   let step: StepState | undefined;
   let held: EventInit | undefined;
@@ -1316,7 +1332,18 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   }
 
   // Items: their parts (tools, text, reasoning) and their added / done events, in their own factories.
-  const shared: CoreShared = { kit, field, known, sources, tools, approvals, expandParallel, uniqueBlock, currentStep: () => step };
+  const shared: CoreShared = {
+    kit,
+    field,
+    known,
+    sources,
+    tools,
+    approvals,
+    pendingApprovals,
+    expandParallel,
+    uniqueBlock,
+    currentStep: () => step,
+  };
   const parts = responsesParts(shared);
   const { itemAdded, itemDone, finishItem } = responsesItems(shared, parts);
   const itemEvent = responsesItemEvents(shared, parts);
@@ -1336,6 +1363,21 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     step.nextSeq = n + 1;
   }
 
+  /** An `mcp_approval_response` input item (what the client sent with the next request) answers a request. */
+  function approvalResponse(item: Obj, where?: Location): void {
+    const approvalId = str(item, 'approval_request_id');
+    if (!approvalId) return invalid(where, 'approval_request_id', 'the id of an mcp_approval_request');
+    if (typeof item.approve !== 'boolean') return invalid(where, 'approve', 'a boolean');
+    pendingApprovals.delete(approvalId);
+    const e: EventInit = { type: 'tool-approval-response', approvalId, approved: item.approve, providerExecuted: true };
+    const toolCallId = approvals.get(approvalId);
+    if (toolCallId) e.toolCallId = toolCallId;
+    if (typeof item.reason === 'string') e.reason = item.reason;
+    const extra = rest(item, ['type', 'approval_request_id', 'approve', 'reason']);
+    if (extra) e.providerMetadata = { [PM]: extra };
+    out.emit(e);
+  }
+
   function handle(ev: Obj, where?: Location): void {
     const type = ev.type;
     if (typeof type !== 'string') return invalid(where, 'type', 'a string event type');
@@ -1345,6 +1387,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
       if (step && typeof ev.sequence_number === 'number') step.nextSeq = ev.sequence_number + 1;
       return;
     }
+    if (type === 'mcp_approval_response') return approvalResponse(ev, where);
     checkSequence(ev);
     switch (type) {
       case 'response.queued':
@@ -1499,6 +1542,7 @@ export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOpti
         failed = true;
       }
       const isError = failed || core.fatal;
+      // An approval left unanswered: the emitter names it (run-finish.pending, finishReason tool-calls).
       const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
       if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
       if (core.total) e.usage = core.total;

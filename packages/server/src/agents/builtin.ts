@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type CanonicalEvent, decode, Emitter, isFramework } from '@switchboard/core';
 import type { BuiltinAgent, BuiltinSettings } from '../config/types.ts';
 import { AgentError, decoderOptions, type InProcessAgent, type InProcessContext } from '../runner/in-process.ts';
+import { withClientTools } from './client-tools.ts';
 import { demoAgent } from './demo.ts';
 import { langchainStream } from './langchain.ts';
 import { lastUserText } from './messages.ts';
@@ -135,11 +136,11 @@ export function builtinAgent(agent: BuiltinAgent): InProcessAgent {
     case 'openai':
     case 'gemini': {
       const settings = agent.settings;
-      return (ctx) => providerStream(ctx, settings, agent.name);
+      return (ctx) => withClientTools(providerStream(ctx, settings, agent.name), ctx.request.tools);
     }
     case 'langchain': {
       const settings = agent.settings;
-      return (ctx) => langchainStream(ctx, settings, agent.name);
+      return (ctx) => withClientTools(langchainStream(ctx, settings, agent.name), ctx.request.tools);
     }
     default:
       throw new AgentError('unknown_agent', `unknown built-in agent "${(agent as { builtin: string }).builtin}"`);

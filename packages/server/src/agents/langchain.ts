@@ -7,12 +7,16 @@
  * into `AIMessageChunk`s (text, `reasoning_content`, tool call chunks, usage, finish reason). No
  * provider package is needed; `@langchain/core` is, and is loaded only when this agent runs (it is
  * disabled when it cannot be resolved).
+ *
+ * The conversation reaches the model as LangChain messages (AI messages with their tool calls, a
+ * ToolMessage per client output or denial), and the provider request carries the client's frontend
+ * tools.
  */
 import { type CanonicalEvent, decode } from '@switchboard/core';
 import type { ProviderSettings } from '../config/types.ts';
 import { AgentError, decoderOptions, type InProcessContext } from '../runner/in-process.ts';
 import type { RunMessage } from '../runner/types.ts';
-import { messageText } from './messages.ts';
+import { resultText, toConversation } from './messages.ts';
 import { providerStream } from './providers.ts';
 
 type LcModules = [
@@ -63,13 +67,11 @@ function modelClass([{ BaseChatModel }, { AIMessageChunk }, { ChatGenerationChun
     }
 
     async *_streamResponseChunks(messages: Messages, _options: this['ParsedCallOptions']) {
-      // The provider call gets the conversation LangChain hands the model.
-      const conversation: RunMessage[] = messages.map((m, i) => ({
-        id: `lc-${i}`,
-        role: m.getType() === 'human' ? 'user' : m.getType() === 'ai' ? 'assistant' : m.getType() === 'system' ? 'system' : 'other',
-        parts: [{ type: 'text', text: typeof m.content === 'string' ? m.content : m.text }],
-      }));
-      const inner: InProcessContext = { ...this.ctx, request: { runId: `${this.ctx.request.runId}:model`, messages: conversation } };
+      // The provider call gets the conversation LangChain hands the model, its tool calls and tool messages included.
+      const inner: InProcessContext = {
+        ...this.ctx,
+        request: { runId: `${this.ctx.request.runId}:model`, messages: fromLangChain(messages), tools: this.ctx.request.tools },
+      };
       let index = 0;
       const chunk = (fields: ConstructorParameters<typeof AIMessageChunk>[0] & object, text = '') =>
         new ChatGenerationChunk({ text, message: new AIMessageChunk(fields) });
@@ -112,6 +114,73 @@ function modelClass([{ BaseChatModel }, { AIMessageChunk }, { ChatGenerationChun
   };
 }
 
+type LcMessage = Parameters<InstanceType<LcModules[0]['BaseChatModel']>['_generate']>[0][number];
+
+/** The conversation as LangChain messages: AI messages with their tool calls, a ToolMessage per answer. */
+function toLangChain({ HumanMessage, AIMessage, SystemMessage, ToolMessage }: LcModules[1], messages: readonly RunMessage[]): LcMessage[] {
+  const { system, items } = toConversation(messages);
+  const out: LcMessage[] = system ? [new SystemMessage(system)] : [];
+  for (const it of items) {
+    if (it.role === 'user') out.push(new HumanMessage(it.text));
+    else if (it.role === 'assistant')
+      out.push(
+        new AIMessage({
+          content: it.text,
+          tool_calls: it.calls.map((c) => ({ id: c.toolCallId, name: c.toolName, args: objectArgs(c.input), type: 'tool_call' as const })),
+        }),
+      );
+    else
+      for (const r of it.results)
+        out.push(
+          new ToolMessage({
+            tool_call_id: r.toolCallId,
+            name: r.toolName,
+            content: resultText(r.output),
+            status: r.isError ? 'error' : 'success',
+          }),
+        );
+  }
+  return out;
+}
+
+function objectArgs(input: unknown): Record<string, unknown> {
+  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+}
+
+/** LangChain's messages back as the run conversation the provider request is built from (tool parts answered by ToolMessages). */
+function fromLangChain(messages: readonly LcMessage[]): RunMessage[] {
+  const out: { id: string; role: string; parts: Record<string, unknown>[] }[] = [];
+  const parts = new Map<string, Record<string, unknown>>();
+  messages.forEach((m, i) => {
+    const type = m.getType();
+    const text = typeof m.content === 'string' ? m.content : m.text;
+    if (type === 'tool') {
+      const t = m as LcMessage & { tool_call_id?: string; status?: string };
+      const part = t.tool_call_id ? parts.get(t.tool_call_id) : undefined;
+      if (!part) return;
+      if (t.status === 'error') Object.assign(part, { state: 'output-error', errorText: text });
+      else Object.assign(part, { state: 'output-available', output: text });
+      return;
+    }
+    const role = type === 'human' ? 'user' : type === 'ai' ? 'assistant' : type === 'system' ? 'system' : 'other';
+    const message = { id: `lc-${i}`, role, parts: [{ type: 'text', text }] as Record<string, unknown>[] };
+    for (const call of (m as LcMessage & { tool_calls?: { id?: string; name: string; args: unknown }[] }).tool_calls ?? []) {
+      if (!call.id) continue;
+      const part: Record<string, unknown> = {
+        type: 'dynamic-tool',
+        toolName: call.name,
+        toolCallId: call.id,
+        state: 'input-available',
+        input: call.args,
+      };
+      parts.set(call.id, part);
+      message.parts.push(part);
+    }
+    out.push(message);
+  });
+  return out;
+}
+
 /** Runs the conversation through a LangChain chat model and decodes its `streamEvents`. */
 export async function* langchainStream(
   ctx: InProcessContext,
@@ -119,17 +188,9 @@ export async function* langchainStream(
   agentName: string,
 ): AsyncGenerator<CanonicalEvent> {
   const mods = await load();
-  const { HumanMessage, AIMessage, SystemMessage } = mods[1];
   const Model = modelClass(mods);
   const model = new Model(ctx, settings, agentName);
-  const input: InstanceType<typeof HumanMessage | typeof AIMessage | typeof SystemMessage>[] = [];
-  for (const m of ctx.request.messages) {
-    const text = messageText(m);
-    if (!text.trim()) continue;
-    if (m.role === 'user') input.push(new HumanMessage(text));
-    else if (m.role === 'assistant') input.push(new AIMessage(text));
-    else if (m.role === 'system') input.push(new SystemMessage(text));
-  }
+  const input = toLangChain(mods[1], ctx.request.messages);
   const stream = model.streamEvents(input, { version: 'v2', signal: ctx.signal });
   // LangChain's own serialization ({lc, type, id, kwargs}), as a LangChain app would send its events.
   async function* serialized() {

@@ -4,12 +4,18 @@
  * pipes the SSE body through core's decoder for that API, so the run's events are exactly what
  * `decode(body, '<framework>')` makes of the provider's stream. The API key is read from the
  * server's environment at run time and sent only to the configured base URL.
+ *
+ * The request carries the frontend tools the client declared (`RunRequest.tools`) as the provider's
+ * tool definitions, and the conversation's tool calls with their answers in the provider's own
+ * format (Anthropic tool_use / tool_result blocks, OpenAI tool_calls / tool messages, Gemini
+ * functionCall / functionResponse parts).
  */
 import { type CanonicalEvent, decode } from '@switchboard/core';
 import { apiKeyFrom, PROVIDER_FRAMEWORK } from '../config/defaults.ts';
 import type { Provider, ProviderSettings } from '../config/types.ts';
 import { AgentError, decoderOptions, type InProcessContext } from '../runner/in-process.ts';
-import { toTurns } from './messages.ts';
+import type { ClientTool } from '../runner/types.ts';
+import { resultText, toConversation } from './messages.ts';
 
 /** One provider request, before the key is added. */
 export interface ProviderRequest {
@@ -23,23 +29,67 @@ function trimSlash(url: string): string {
 }
 
 function conversation(ctx: InProcessContext, settings: ProviderSettings) {
-  const { system, turns } = toTurns(ctx.request.messages);
-  if (turns.length === 0) throw new AgentError('invalid_request', 'the conversation has no user message to answer');
+  const { system, items } = toConversation(ctx.request.messages);
+  if (items.length === 0) throw new AgentError('invalid_request', 'the conversation has no user message to answer');
   const sys = [settings.system, system].filter(Boolean).join('\n\n');
-  return { system: sys || undefined, turns };
+  return { system: sys || undefined, items, tools: ctx.request.tools ?? [] };
+}
+
+/** Messages with neighbours of the same role merged into one (their content lists joined). */
+function mergeRoles<M extends { role: string }>(messages: M[], key: keyof M): M[] {
+  const out: M[] = [];
+  for (const m of messages) {
+    const last = out.at(-1);
+    if (last && last.role === m.role) (last[key] as unknown[]).push(...(m[key] as unknown[]));
+    else out.push({ ...m, [key]: [...(m[key] as unknown[])] });
+  }
+  return out;
+}
+
+/** A tool's input schema: the declared one, or an object with no properties. */
+function schemaOf(tool: ClientTool): Record<string, unknown> {
+  return tool.parameters ?? { type: 'object', properties: {} };
+}
+
+/** Tool call input as a JSON object (providers take objects only). */
+function objectInput(input: unknown): Record<string, unknown> {
+  return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
 }
 
 /** Builds the Messages API request (`POST /v1/messages`, `stream: true`). */
 export function anthropicRequest(ctx: InProcessContext, settings: ProviderSettings, key: string): ProviderRequest {
-  const { system, turns } = conversation(ctx, settings);
+  const { system, items, tools } = conversation(ctx, settings);
   const base = trimSlash(settings.baseUrl);
+  type Message = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
+  const messages: Message[] = items.map((it) => {
+    if (it.role === 'user') return { role: 'user', content: [{ type: 'text', text: it.text }] };
+    if (it.role === 'assistant')
+      return {
+        role: 'assistant',
+        content: [
+          ...(it.text ? [{ type: 'text', text: it.text }] : []),
+          ...it.calls.map((c) => ({ type: 'tool_use', id: c.toolCallId, name: c.toolName, input: objectInput(c.input) })),
+        ],
+      };
+    return {
+      role: 'user',
+      content: it.results.map((r) => ({
+        type: 'tool_result',
+        tool_use_id: r.toolCallId,
+        content: resultText(r.output),
+        ...(r.isError ? { is_error: true } : {}),
+      })),
+    };
+  });
   const body: Record<string, unknown> = {
     model: settings.model,
     max_tokens: settings.maxTokens,
     stream: true,
-    messages: turns.map((t) => ({ role: t.role, content: [{ type: 'text', text: t.text }] })),
+    messages: mergeRoles(messages, 'content'),
   };
   if (system) body.system = system;
+  if (tools.length > 0)
+    body.tools = tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: schemaOf(t) }));
   return {
     url: `${base}${base.endsWith('/v1') ? '' : '/v1'}/messages`,
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': key },
@@ -49,31 +99,79 @@ export function anthropicRequest(ctx: InProcessContext, settings: ProviderSettin
 
 /** Builds the Chat Completions request (`POST /chat/completions`, `stream: true` with usage). */
 export function openaiRequest(ctx: InProcessContext, settings: ProviderSettings, key: string): ProviderRequest {
-  const { system, turns } = conversation(ctx, settings);
-  const messages = [...(system ? [{ role: 'system', content: system }] : []), ...turns.map((t) => ({ role: t.role, content: t.text }))];
+  const { system, items, tools } = conversation(ctx, settings);
+  const messages: Record<string, unknown>[] = system ? [{ role: 'system', content: system }] : [];
+  for (const it of items) {
+    if (it.role === 'user') messages.push({ role: 'user', content: it.text });
+    else if (it.role === 'assistant') {
+      const m: Record<string, unknown> = { role: 'assistant', content: it.text || null };
+      if (it.calls.length > 0)
+        m.tool_calls = it.calls.map((c) => ({
+          id: c.toolCallId,
+          type: 'function',
+          function: { name: c.toolName, arguments: JSON.stringify(objectInput(c.input)) },
+        }));
+      messages.push(m);
+    } else for (const r of it.results) messages.push({ role: 'tool', tool_call_id: r.toolCallId, content: resultText(r.output) });
+  }
+  const body: Record<string, unknown> = {
+    model: settings.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: settings.maxTokens,
+  };
+  if (tools.length > 0)
+    body.tools = tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: schemaOf(t) },
+    }));
   return {
     url: `${trimSlash(settings.baseUrl)}/chat/completions`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: {
-      model: settings.model,
-      messages,
-      stream: true,
-      stream_options: { include_usage: true },
-      max_completion_tokens: settings.maxTokens,
-    },
+    body,
   };
 }
 
 /** Builds the Gemini request (`POST /models/<model>:streamGenerateContent?alt=sse`). */
 export function geminiRequest(ctx: InProcessContext, settings: ProviderSettings, key: string): ProviderRequest {
-  const { system, turns } = conversation(ctx, settings);
+  const { system, items, tools } = conversation(ctx, settings);
   const base = trimSlash(settings.baseUrl);
   const root = /\/v1(beta\d*|alpha)?$/.test(base) ? base : `${base}/v1beta`;
+  type Content = { role: 'user' | 'model'; parts: Record<string, unknown>[] };
+  const contents: Content[] = items.map((it) => {
+    if (it.role === 'user') return { role: 'user', parts: [{ text: it.text }] };
+    if (it.role === 'assistant')
+      return {
+        role: 'model',
+        parts: [
+          ...(it.text ? [{ text: it.text }] : []),
+          ...it.calls.map((c) => ({ functionCall: { name: c.toolName, args: objectInput(c.input) } })),
+        ],
+      };
+    // functionResponse.response is a JSON object: the output under `output`, a failure under `error`.
+    return {
+      role: 'user',
+      parts: it.results.map((r) => ({
+        functionResponse: { name: r.toolName, response: r.isError ? { error: resultText(r.output) } : { output: r.output } },
+      })),
+    };
+  });
   const body: Record<string, unknown> = {
-    contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.text }] })),
+    contents: mergeRoles(contents, 'parts'),
     generationConfig: { maxOutputTokens: settings.maxTokens },
   };
   if (system) body.systemInstruction = { parts: [{ text: system }] };
+  if (tools.length > 0)
+    body.tools = [
+      {
+        functionDeclarations: tools.map((t) => ({
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          parametersJsonSchema: schemaOf(t),
+        })),
+      },
+    ];
   return {
     url: `${root}/models/${encodeURIComponent(settings.model)}:streamGenerateContent?alt=sse`,
     headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
