@@ -11,6 +11,10 @@
  * - A failed request offers Retry; the last answer Regenerate; the last user message Edit.
  * - When a run ends the conversation is re-read from history (when the server has it), so what the
  *   page shows after the run is exactly what a reload shows — durations measured by the server.
+ * - A person in the loop (issue 15): a tool call waiting for approval has Approve / Deny
+ *   (`addToolApprovalResponse`); a frontend tool call (`get_location`) is answered here
+ *   (`onToolCall` → `addToolOutput`). Either answer sends the conversation on by itself
+ *   (`sendAutomaticallyWhen`, once per answer: client-tools.ts).
  */
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
@@ -21,6 +25,7 @@ import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
 import { type ChatMessage, isRecord } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
+import { continueAfterAnswers, runFrontendTool } from './client-tools.ts';
 import { readableError } from './errors.ts';
 import { MessageList } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
@@ -70,6 +75,11 @@ export function AiSdkChat({
     [chatId, onRun, onRunStart],
   );
   const reconcile = useRef<(() => Promise<void>) | undefined>(undefined);
+  // Approval ids and tool call ids answered on this page and not sent yet; calls answered once.
+  const answered = useRef(new Set<string>()).current;
+  const ranTools = useRef(new Set<string>()).current;
+  const sendAutomaticallyWhen = useMemo(() => continueAfterAnswers(answered), [answered]);
+  const answerTool = useRef<(toolName: string, toolCallId: string, input: unknown) => void>(() => {});
   const {
     messages,
     sendMessage,
@@ -81,6 +91,8 @@ export function AiSdkChat({
     clearError,
     experimental_queuedMessages: queued,
     experimental_removeQueuedMessage: removeQueued,
+    addToolApprovalResponse,
+    addToolOutput,
   } = useChat({
     id: chatId,
     messages: initialMessages,
@@ -93,12 +105,34 @@ export function AiSdkChat({
       if (part.type === 'data-status' && isRecord(part.data))
         setStatusLine(typeof part.data.message === 'string' ? part.data.message : String(part.data.status ?? ''));
     },
-    onFinish: () => {
+    onToolCall: ({ toolCall }) => answerTool.current(toolCall.toolName, toolCall.toolCallId, toolCall.input),
+    sendAutomaticallyWhen,
+    onFinish: ({ finishReason }) => {
       setStatusLine(undefined);
       control.ended();
-      void reconcile.current?.();
+      // A run that ended waiting for an answer is continued by the next request (which the answer
+      // may already have started): leave the live messages alone.
+      if (finishReason === 'tool-calls') onRunEnd();
+      else void reconcile.current?.();
     },
   });
+  answerTool.current = (toolName, toolCallId, input) => {
+    if (ranTools.has(toolCallId)) return;
+    const running = runFrontendTool(toolName, input);
+    if (!running) return;
+    ranTools.add(toolCallId);
+    void running.then((output) => {
+      answered.add(toolCallId);
+      void addToolOutput({ tool: toolName, toolCallId, output });
+    });
+  };
+  const onApproval = useCallback(
+    (id: string, approved: boolean) => {
+      answered.add(id);
+      void addToolApprovalResponse({ id, approved });
+    },
+    [answered, addToolApprovalResponse],
+  );
   stopStream.current = () => void stop();
 
   const messagesRef = useRef(messages);
@@ -157,6 +191,7 @@ export function AiSdkChat({
         actions={actions}
         empty={empty}
         sentCount={sentCount}
+        onApproval={onApproval}
         footer={status === 'submitted' && last?.role === 'user' ? <div className="status-line muted">Waiting for the agent…</div> : null}
       />
       <Composer ref={composerRef} busy={busy} stopping={control.stopping} placeholder={`Message ${agent}`} onSend={send} onStop={onStop} />

@@ -44,6 +44,19 @@ export interface ToolView {
   errorText?: string;
   preliminary?: boolean;
   providerExecuted?: boolean;
+  /** The approval the call waits for or got (`approval-requested` / `approval-responded` / `output-denied`). */
+  approval?: { id: string; approved?: boolean; reason?: string };
+}
+
+/** A tool part's `approval` (the AI SDK's shape: `{ id, approved?, reason? }`, the request's reason as `requestReason`). */
+function approvalOf(v: unknown): ToolView['approval'] {
+  if (!isRecord(v) || typeof v.id !== 'string') return undefined;
+  const reason = typeof v.reason === 'string' ? v.reason : typeof v.requestReason === 'string' ? v.requestReason : undefined;
+  return {
+    id: v.id,
+    ...(typeof v.approved === 'boolean' ? { approved: v.approved } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+  };
 }
 
 /** The tool call a part describes (`tool-<name>` or `dynamic-tool`), or undefined. */
@@ -59,5 +72,6 @@ export function toolOf(part: LoosePart): ToolView | undefined {
     ...(typeof part.errorText === 'string' ? { errorText: part.errorText } : {}),
     ...(part.preliminary === true ? { preliminary: true } : {}),
     ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
+    ...(approvalOf(part.approval) ? { approval: approvalOf(part.approval) } : {}),
   };
 }
