@@ -26,7 +26,7 @@ import { THROTTLE_MS } from './AiSdkChat.tsx';
 import { AgUiMessageBuilder, toAgUiMessages } from './agui.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
-import { FRONTEND_TOOLS, runFrontendTool } from './client-tools.ts';
+import { FRONTEND_TOOLS, type FrontendCall, frontendCallsWaiting, runFrontendTool } from './client-tools.ts';
 import { readableError } from './errors.ts';
 import { MessageList, type QueuedMessage } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
@@ -154,19 +154,7 @@ export function AgUiChat({
           }
           onRunEnd();
           const calls = waiting ? builder.pendingFrontendCalls : [];
-          if (calls.length && !builder.waitingForApproval) {
-            // Frontend tools: answer them here, then a run with the outputs as `tool` messages.
-            let message = builder.message;
-            for (const call of calls) {
-              const output = await runFrontendTool(call.toolName, call.input);
-              message = withPart(
-                message,
-                (p) => p.toolCallId === call.toolCallId,
-                (p) => ({ ...p, state: 'output-available', output }),
-              );
-            }
-            if (!unmounted.current) void runRef.current([...before.filter((m) => m.id !== message.id), message], newId(), {});
-          }
+          if (calls.length && !builder.waitingForApproval) void answerCalls.current(before, builder.message, calls);
         }
       }
     },
@@ -174,6 +162,20 @@ export function AgUiChat({
   );
 
   runRef.current = run;
+
+  /** Frontend tools: answers the calls of `message` here, then a run with the outputs as `tool` messages. */
+  const answerCalls = useRef(async (before: ChatMessage[], message: ChatMessage, calls: FrontendCall[]) => {
+    let answered = message;
+    for (const call of calls) {
+      const output = await runFrontendTool(call.toolName, call.input);
+      answered = withPart(
+        answered,
+        (p) => p.toolCallId === call.toolCallId,
+        (p) => ({ ...p, state: 'output-available', output }),
+      );
+    }
+    if (!unmounted.current) void runRef.current([...before.filter((m) => m.id !== message.id), answered], newId(), {});
+  });
 
   /** Approve / Deny: a run that continues the message with the answer as a `resume` entry. */
   const onApproval = useCallback(
@@ -199,9 +201,13 @@ export function AgUiChat({
   const resumed = useRef(false);
   useEffect(() => {
     unmounted.current = false;
-    if (resumeRunId && !resumed.current) {
+    if (!resumed.current) {
       resumed.current = true;
-      void run(messagesRef.current, resumeRunId);
+      const last = messagesRef.current.at(-1);
+      // Reopened while the last answer waits for a frontend tool: answer it now.
+      const calls = last?.role === 'assistant' ? frontendCallsWaiting(last.parts as unknown as LoosePart[]) : [];
+      if (resumeRunId) void run(messagesRef.current, resumeRunId);
+      else if (last && calls.length) void answerCalls.current(messagesRef.current, last, calls);
     }
     return () => {
       // Leaving the chat: stop listening; the run goes on on the server (CONTINUE_ON_DISCONNECT).

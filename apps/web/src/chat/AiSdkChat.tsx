@@ -22,10 +22,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { tappedFetch } from '../inspector/tap.ts';
 import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
-import { type ChatMessage, isRecord } from '../lib/types.ts';
+import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
-import { continueAfterAnswers, runFrontendTool } from './client-tools.ts';
+import { continueAfterAnswers, frontendCallsWaiting, runFrontendTool } from './client-tools.ts';
 import { readableError } from './errors.ts';
 import { MessageList } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
@@ -126,6 +126,17 @@ export function AiSdkChat({
       void addToolOutput({ tool: toolName, toolCallId, output });
     });
   };
+  // Reopened while the last answer waits for a frontend tool (the page that got the call is gone):
+  // answer it now. Once, on open; a run still going is resumed instead, and replays the call.
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current) return;
+    opened.current = true;
+    const last = initialMessages.at(-1);
+    if (resumeRunId !== undefined || last?.role !== 'assistant') return;
+    for (const call of frontendCallsWaiting(last.parts as unknown as LoosePart[]))
+      answerTool.current(call.toolName, call.toolCallId, call.input);
+  }, [initialMessages, resumeRunId]);
   const onApproval = useCallback(
     (id: string, approved: boolean) => {
       answered.add(id);

@@ -13,7 +13,7 @@
 import { type CanonicalEvent, createAgUiDecoder, createAiSdkEncoder, createAiSdkReducer } from '@switchboard/core';
 
 import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
-import { isFrontendTool } from './client-tools.ts';
+import { type FrontendCall, frontendCallsWaiting } from './client-tools.ts';
 
 type AgUiEvent = { type: string } & Record<string, unknown>;
 
@@ -45,10 +45,8 @@ export class AgUiMessageBuilder {
   }
 
   /** Calls of this message the run left to the browser: frontend tools with no result yet. */
-  get pendingFrontendCalls(): { toolCallId: string; toolName: string; input: unknown }[] {
-    return this.reducer.message.parts
-      .filter((p) => p.type.startsWith('tool-') && p.state === 'input-available' && isFrontendTool(p.type.slice(5)))
-      .map((p) => ({ toolCallId: String(p.toolCallId), toolName: p.type.slice(5), input: p.input }));
+  get pendingFrontendCalls(): FrontendCall[] {
+    return frontendCallsWaiting(this.reducer.message.parts);
   }
 
   /** Some call of this run waits for the reader's approval. */

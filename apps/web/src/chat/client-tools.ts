@@ -73,6 +73,20 @@ export function runFrontendTool(name: string, _input: unknown): Promise<unknown>
 
 const isToolPart = (p: LoosePart): boolean => p.type === 'dynamic-tool' || p.type.startsWith('tool-');
 
+/** A frontend tool call waiting for the browser's answer. */
+export interface FrontendCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** The frontend tool calls among `parts` that have no result yet. */
+export function frontendCallsWaiting(parts: readonly LoosePart[]): FrontendCall[] {
+  return parts
+    .filter((p) => p.type.startsWith('tool-') && p.state === 'input-available' && isFrontendTool(p.type.slice(5)))
+    .map((p) => ({ toolCallId: String(p.toolCallId), toolName: p.type.slice(5), input: p.input }));
+}
+
 /** The tool parts of a message's last step. */
 function lastStepTools(message: ChatMessage): LoosePart[] {
   const parts = message.parts as unknown as LoosePart[];
