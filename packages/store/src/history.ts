@@ -85,6 +85,7 @@ function aiSdkTool(p: ToolPart): UIPartLike {
   if (p.state === 'output-error') out.errorText = p.errorText ?? 'error';
   if (p.providerExecuted !== undefined) out.providerExecuted = p.providerExecuted;
   if (p.preliminary) out.preliminary = true;
+  if (p.approval) out.approval = { ...p.approval };
   if (p.callProviderMetadata) out.callProviderMetadata = p.callProviderMetadata;
   if (p.resultProviderMetadata) out.resultProviderMetadata = p.resultProviderMetadata;
   return out;
@@ -452,16 +453,24 @@ export type CanonicalHistoryItem =
   | { kind: 'message'; message: UserMessage }
   | { kind: 'run'; runId: string; messageId: string; status: RunStatus | 'unknown'; events: CanonicalEvent[] };
 
-/** A chat's canonical history: its user messages and each run's stored events, in order. */
+/**
+ * A chat's canonical history: its user messages and each run's stored events, in order (a message
+ * continued by later runs gives one item per run, each with the message's id).
+ */
 export async function canonicalHistory(store: Store, chatId: string): Promise<CanonicalHistoryItem[]> {
   const messages = await store.listMessages(chatId);
-  return Promise.all(
-    messages.map(async (m): Promise<CanonicalHistoryItem> => {
-      if (m.role !== 'assistant') return { kind: 'message', message: m };
-      const run = await store.getRun(m.runId);
-      return { kind: 'run', runId: m.runId, messageId: m.id, status: run?.status ?? 'unknown', events: await store.read(m.runId) };
+  const items = await Promise.all(
+    messages.map(async (m): Promise<CanonicalHistoryItem[]> => {
+      if (m.role !== 'assistant') return [{ kind: 'message', message: m }];
+      return Promise.all(
+        (m.metadata.runs ?? [m.runId]).map(async (runId): Promise<CanonicalHistoryItem> => {
+          const run = await store.getRun(runId);
+          return { kind: 'run', runId, messageId: m.id, status: run?.status ?? 'unknown', events: await store.read(runId) };
+        }),
+      );
     }),
   );
+  return items.flat();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   private readonly src: {
     readEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
     getRun(runId: string): Promise<R | undefined>;
+    getMessage(messageId: string): Promise<PersistedMessage | undefined>;
   };
 
   constructor(src: LiveRuns<R>['src']) {
@@ -42,18 +43,38 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     return { run, projector, lastWritten: run.lastSeq };
   }
 
-  private async rebuild(run: R, createdAt?: number): Promise<Projector> {
+  /**
+   * A projector of `run` with the runs it continues applied (`before`: their ids, oldest first), ready
+   * for the run's own events: a continuation run adds to the message of the run it answers.
+   */
+  async chainProjector(run: R, before: readonly string[], createdAt?: number): Promise<Projector> {
     const init: { runId: string; chatId: string; messageId?: string; createdAt?: number } = { runId: run.id, chatId: run.chatId };
     if (run.messageId !== undefined) init.messageId = run.messageId;
     if (createdAt !== undefined) init.createdAt = createdAt;
     const projector = new Projector(init);
+    for (const id of before) {
+      await this.replay(projector, id);
+      projector.continueWith();
+    }
+    return projector;
+  }
+
+  private async replay(projector: Projector, runId: string): Promise<void> {
     let after = -1;
     for (;;) {
-      const page = await this.src.readEvents(run.id, after, READ_PAGE);
+      const page = await this.src.readEvents(runId, after, READ_PAGE);
       projector.applyAll(page);
       if (page.length < READ_PAGE) break;
       after = page[page.length - 1].seq;
     }
+  }
+
+  private async rebuild(run: R, stored?: PersistedMessage): Promise<Projector> {
+    const m = stored ?? (run.messageId !== undefined ? await this.src.getMessage(run.messageId) : undefined);
+    const chain = m?.role === 'assistant' ? (m.metadata.runs ?? []) : [];
+    const at = chain.indexOf(run.id);
+    const projector = await this.chainProjector(run, at > 0 ? chain.slice(0, at) : [], stored?.createdAt);
+    await this.replay(projector, run.id);
     return projector;
   }
 
@@ -63,7 +84,7 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     const cached = this.get(m.runId);
     const run = await this.src.getRun(m.runId);
     if (!run) return m;
-    const projector = cached && cached.projector.lastSeq === run.lastSeq ? cached.projector : await this.rebuild(run, m.createdAt);
+    const projector = cached && cached.projector.lastSeq === run.lastSeq ? cached.projector : await this.rebuild(run, m);
     const snap = projector.snapshot(run.status === 'running' ? 'pending' : 'persisted');
     snap.id = m.id;
     snap.createdAt = m.createdAt;

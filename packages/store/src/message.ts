@@ -90,7 +90,25 @@ export interface TextPart extends PartBase {
 }
 
 /** AI SDK tool part states that a canonical stream can reach. */
-export type ToolState = 'input-streaming' | 'input-available' | 'output-available' | 'output-error';
+export type ToolState =
+  | 'input-streaming'
+  | 'input-available'
+  | 'approval-requested'
+  | 'approval-responded'
+  | 'output-available'
+  | 'output-error'
+  | 'output-denied';
+
+/**
+ * A tool call's approval as the AI SDK client keeps it on the part: the request's id (and its
+ * reason as `requestReason`), then the answer (`approved`, `reason`). Kept once the tool has run.
+ */
+export interface ToolApproval {
+  id: string;
+  requestReason?: string;
+  approved?: boolean;
+  reason?: string;
+}
 
 export interface ToolPart extends PartBase {
   type: 'tool';
@@ -118,6 +136,8 @@ export interface ToolPart extends PartBase {
   durationMs?: number;
   /** seq of the output / error event. */
   outputSeq?: number;
+  /** The approval asked for (and its answer), when the call needed one. */
+  approval?: ToolApproval;
 }
 
 export interface SourcePart extends PartBase {
@@ -228,6 +248,13 @@ export interface AssistantMetadata {
   runMetadata?: JsonObject;
   /** run-start's and run-finish's providerMetadata, merged. */
   providerMetadata?: ProviderMetadata;
+  /** What the (last) run ended waiting for: approvals, client tool calls, interrupts (run-finish `pending`). */
+  pending?: EventOf<'run-finish'>['pending'];
+  /**
+   * The runs that built the message, oldest first, when there is more than one: a run that ended
+   * waiting and the continuation runs that answered it (each with this message id).
+   */
+  runs?: string[];
 }
 
 /** The persisted assistant message of one run. */

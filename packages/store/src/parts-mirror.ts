@@ -217,6 +217,32 @@ export class PartsMirror {
     this.parts.push(part);
   }
 
+  /**
+   * An approval asked for, or answered, as the AI SDK client keeps it on the tool part: asked →
+   * `approval-requested` with `approval: { id, requestReason? }`; answered → `approval-responded` with
+   * the answer in `approval` (what `addToolApprovalResponse` sets on the client before it sends),
+   * and a denial then `output-denied` (the encoder's `tool-output-denied`).
+   */
+  private approval(e: EventOf<'tool-approval-request'> | EventOf<'tool-approval-response'>): void {
+    if (e.type === 'tool-approval-request') {
+      const part = this.knownTools.has(e.toolCallId) ? this.toolAnywhere(e.toolCallId) : undefined;
+      if (!part) return;
+      part.state = 'approval-requested';
+      part.approval = { id: e.approvalId, ...(e.reason !== undefined ? { requestReason: e.reason } : {}) };
+      return;
+    }
+    const part = this.parts.findLast(
+      (p): p is ToolPart => p.type === 'tool' && (p.approval?.id === e.approvalId || (!p.approval && p.toolCallId === e.toolCallId)),
+    );
+    if (!part) return;
+    part.approval = { ...part.approval, id: e.approvalId, approved: e.approved, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
+    part.state = e.approved ? 'approval-responded' : 'output-denied';
+    if (!e.approved) {
+      part.endedAt = e.ts;
+      part.durationMs = e.ts - part.startedAt;
+    }
+  }
+
   /** Follows one event (in seq order, each once). */
   apply(e: CanonicalEvent): void {
     switch (e.type) {
@@ -379,6 +405,12 @@ export class PartsMirror {
         }
         return;
       }
+      case 'tool-approval-request':
+      case 'tool-approval-response':
+        this.approval(e);
+        return;
+      case 'client-tool-call':
+        return;
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
           if (this.sourceUrls.has(e.url)) return;

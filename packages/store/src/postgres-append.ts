@@ -48,7 +48,7 @@ export async function commitOne(db: AppendTarget, c: Commit): Promise<void> {
        INSERT INTO ${db.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
        SELECT $12::text, $13::text, $6::text, 'assistant', $14::text, $15::text, $16::text, $17::bigint, $18::bigint
         WHERE $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM moved)
-       ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+       ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, content = excluded.content, metadata = excluded.metadata,
          persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
        RETURNING 1
      ), chat AS (
@@ -157,7 +157,7 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
            FROM json_to_recordset($3::json)
              AS m (id text, chat_id text, run_id text, content text, metadata text, state text, created_at bigint, updated_at bigint)
           WHERE m.run_id IN (SELECT id FROM moved)
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+         ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, content = excluded.content, metadata = excluded.metadata,
            persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
          RETURNING 1
        ), chat AS (

@@ -195,7 +195,7 @@ export class PostgresStore extends BaseStore {
     return c.query(
       `INSERT INTO ${this.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+       ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, content = excluded.content, metadata = excluded.metadata,
          persistence_state = excluded.persistence_state, updated_at = excluded.updated_at`,
       [m.id, m.chatId, m.runId ?? null, m.role, m.content, JSON.stringify(m.metadata), m.persistenceState, m.createdAt, m.updatedAt],
     );

@@ -47,6 +47,10 @@ export class Projector {
   private firstTs: number | undefined;
   private lastTs: number | undefined;
   private closed: EventOf<'run-finish'> | EventOf<'run-abort'> | undefined;
+  /** Added to the seq of the current run's events in parts (a continuation's come after its predecessors'). */
+  private offset = 0;
+  /** The runs of the message so far (a continuation chain), oldest first. */
+  private readonly runs: string[] = [];
 
   private readonly content = new TextBuffer();
   /** The AI SDK parts (the mirror of the encoder and the official client). */
@@ -93,12 +97,28 @@ export class Projector {
   /** Applies one event (ignored when its seq was already applied, or after the run ended). */
   apply(e: CanonicalEvent): void {
     if (e.seq <= this.last || this.closed) return;
+    if (this.last < 0 && this.runs.at(-1) !== e.runId) this.runs.push(e.runId);
     this.last = e.seq;
     this.firstTs ??= e.ts;
     this.lastTs = e.ts;
-    this.track(e);
+    // Parts and errors are ordered by seq across the runs of a continued message.
+    const at = this.offset === 0 ? e : ({ ...e, seq: e.seq + this.offset } as CanonicalEvent);
+    this.track(at);
     this.open.track(e);
-    this.mirror.apply(e);
+    this.mirror.apply(at);
+  }
+
+  /**
+   * Goes on with the next run of the same message (a continuation run, which answers what this one
+   * ended waiting for): its events are applied after this run's, into the same parts, as the AI SDK
+   * client continues the last assistant message. Call after the finished run's events.
+   */
+  continueWith(): this {
+    if (!this.closed) return this;
+    this.offset += this.last + 1;
+    this.last = -1;
+    this.closed = undefined;
+    return this;
   }
 
   // ---- canonical bookkeeping (metadata, closing) -------------------------------------------
@@ -221,7 +241,9 @@ export class Projector {
     if (closed?.type === 'run-finish') {
       metadata.stopReason = closed.finishReason;
       if (closed.rawFinishReason !== undefined) metadata.rawStopReason = closed.rawFinishReason;
+      if (closed.pending !== undefined) metadata.pending = copy(closed.pending);
     } else if (closed?.type === 'run-abort' && closed.reason !== undefined) metadata.abortReason = closed.reason;
+    if (this.runs.length > 1) metadata.runs = [...this.runs];
     const error = this.errors.find((x) => x.fatal) ?? (status === 'error' ? this.errors.at(-1) : undefined);
     if (error) metadata.error = copy(error);
     if (this.firstTs !== undefined) {

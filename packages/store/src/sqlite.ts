@@ -265,7 +265,7 @@ export class SqliteStore extends BaseStore {
     this.stmt(
       `INSERT INTO messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET content = excluded.content, metadata = excluded.metadata,
+         ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, content = excluded.content, metadata = excluded.metadata,
            persistence_state = excluded.persistence_state, updated_at = excluded.updated_at`,
     ).run(m.id, m.chatId, m.runId ?? null, m.role, m.content, JSON.stringify(m.metadata), m.persistenceState, m.createdAt, m.updatedAt);
   }

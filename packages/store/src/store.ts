@@ -350,6 +350,7 @@ export abstract class BaseStore implements Store {
   private readonly live = new LiveRuns<Run>({
     readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
     getRun: (id) => this.dbGetRun(id),
+    getMessage: (id) => this.dbGetMessage(id),
   });
   private readonly locks = new RunLocks();
   /** The tails waiting on this store's runs. */
@@ -566,9 +567,12 @@ export abstract class BaseStore implements Store {
         if (run.lastSeq < 0) {
           // First commit of the run: its assistant message gets its id now.
           const start = fresh[0].type === 'run-start' ? fresh[0] : undefined;
-          messageId = await this.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
+          const before = await this.continues(run);
+          messageId = before ? run.messageId : await this.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
           commit.run.messageId = messageId;
-          live.projector = new Projector({ runId, chatId: run.chatId, messageId });
+          live.projector = before
+            ? await this.live.chainProjector({ ...run, messageId }, before)
+            : new Projector({ runId, chatId: run.chatId, messageId });
           live.lastWritten = -1;
         }
         for (const e of fresh) live.projector.apply(e);
@@ -593,6 +597,21 @@ export abstract class BaseStore implements Store {
       this.tails.wake(runId);
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
+  }
+
+  /**
+   * The runs a run continues, oldest first, when it is a continuation: started (`startRun`) with the
+   * id of an assistant message of its chat whose run has ended, and with no user message of its own.
+   * It then adds to that message (AI SDK clients continue the last assistant message when they send
+   * tool approvals or client tool outputs). Undefined for any other run.
+   */
+  private async continues(run: Run): Promise<string[] | undefined> {
+    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
+    const m = await this.dbGetMessage(run.messageId);
+    if (m?.role !== 'assistant' || m.chatId !== run.chatId || m.runId === run.id) return undefined;
+    const previous = await this.dbGetRun(m.runId);
+    if (!previous || previous.status === 'running') return undefined;
+    return m.metadata.runs ?? [m.runId];
   }
 
   /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */

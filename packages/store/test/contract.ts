@@ -13,7 +13,7 @@ import { validate } from '@switchboard/core/schema';
 import fc from 'fast-check';
 
 import { loadHistory, toUIMessages } from '../src/history.ts';
-import { type AssistantMessage, project } from '../src/projection.ts';
+import { type AssistantMessage, Projector, project } from '../src/projection.ts';
 import { recordRun } from '../src/record.ts';
 import { replay } from '../src/replay.ts';
 import { resumeEvents, resumeSse } from '../src/resume.ts';
@@ -760,6 +760,96 @@ export function contract(label: string, setup: BackendSetup): void {
         events,
       });
       await rejectsWith(loadHistory(store, rid('nochat'), 'ai-sdk'), 'not_found');
+    });
+
+    test('a continuation run adds to the message it continues: one assistant message, both runs, the answer in its part', async () => {
+      const chatId = rid('chat');
+      const messageId = rid('msg');
+      const stamp = (runId: string, list: object[]) =>
+        list.map((e, seq) => ({ ...e, runId, seq, ts: 1_763_870_000_000 + seq }) as CanonicalEvent);
+      const r1 = rid('run');
+      const call = { toolCallId: 'call_1', toolName: 'delete_file' };
+      const first = stamp(r1, [
+        { type: 'run-start', version: 2, messageId, chatId },
+        { type: 'step-start', stepId: 'step-1', kind: 'model' },
+        { type: 'tool-input-start', ...call },
+        { type: 'tool-input-end', ...call, input: { path: 'notes.txt' } },
+        { type: 'tool-approval-request', approvalId: 'approval_1', toolCallId: 'call_1', reason: 'cannot be undone' },
+        { type: 'step-finish', stepId: 'step-1' },
+        { type: 'run-finish', finishReason: 'tool-calls', pending: { approvalIds: ['approval_1'] } },
+      ]);
+      await ingest(store, first, { chatId, user: 'approval' });
+      const waiting = (await store.listMessages(chatId))[1] as AssistantMessage;
+      assert.deepEqual(waiting.metadata.pending, { approvalIds: ['approval_1'] });
+      const asked = (await loadHistory(store, chatId, 'ai-sdk', { metadata: false }))[1];
+      assert.deepEqual(asked.parts.at(-1), {
+        type: 'tool-delete_file',
+        toolCallId: 'call_1',
+        state: 'approval-requested',
+        input: { path: 'notes.txt' },
+        approval: { id: 'approval_1', requestReason: 'cannot be undone' },
+      });
+
+      const r2 = rid('run');
+      const second = stamp(r2, [
+        { type: 'run-start', version: 2, messageId, chatId },
+        { type: 'tool-approval-response', approvalId: 'approval_1', toolCallId: 'call_1', approved: true, by: 'alice' },
+        { type: 'tool-output', toolCallId: 'call_1', output: { deleted: 'notes.txt' } },
+        { type: 'step-start', stepId: 'step-1', kind: 'model' },
+        { type: 'text-start', blockId: 't' },
+        { type: 'text-delta', blockId: 't', delta: 'Deleted notes.txt' },
+        { type: 'text-end', blockId: 't' },
+        { type: 'step-finish', stepId: 'step-1' },
+        { type: 'run-finish', finishReason: 'stop' },
+      ]);
+      await store.startRun({ chatId, runId: r2, messageId });
+      await store.append(second.slice(0, 4));
+      // While it runs: one message, re-projected with the run it continues.
+      const live = await store.listMessages(chatId);
+      assert.equal(live.length, 2);
+      assert.equal(live[1].id, messageId);
+      assert.equal((live[1] as AssistantMessage).persistenceState, 'pending');
+      await store.append(second.slice(4));
+
+      const messages = await store.listMessages(chatId);
+      assert.deepEqual(
+        messages.map((m) => [m.role, m.id === messageId, m.runId]),
+        [
+          ['user', false, r1],
+          ['assistant', true, r2],
+        ],
+      );
+      const m = messages[1] as AssistantMessage;
+      assert.deepEqual(m.metadata.runs, [r1, r2]);
+      assert.equal(m.metadata.pending, undefined);
+      assert.equal(m.content, 'Deleted notes.txt');
+      const chain = new Projector({ runId: r2, chatId, messageId }).applyAll(first).continueWith().applyAll(second);
+      assert.deepEqual(m, chain.snapshot('persisted'));
+      const ui = await loadHistory(store, chatId, 'ai-sdk', { metadata: false });
+      assert.deepEqual(
+        ui[1].parts.filter((p) => p.type !== 'step-start'),
+        [
+          {
+            type: 'tool-delete_file',
+            toolCallId: 'call_1',
+            state: 'output-available',
+            input: { path: 'notes.txt' },
+            output: { deleted: 'notes.txt' },
+            approval: { id: 'approval_1', requestReason: 'cannot be undone', approved: true },
+          },
+          { type: 'text', text: 'Deleted notes.txt', state: 'done' },
+        ],
+      );
+      const agui = await loadHistory(store, chatId, 'ag-ui');
+      assert.deepEqual(
+        agui.messages.map((x) => x.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
+      const canonical = await loadHistory(store, chatId, 'canonical');
+      assert.deepEqual(
+        canonical.map((i) => (i.kind === 'run' ? [i.runId, i.messageId, i.events.length] : i.kind)),
+        ['message', [r1, messageId, first.length], [r2, messageId, second.length]],
+      );
     });
   });
 }

@@ -20,6 +20,8 @@ export type AgentEvent =
   | { type: 'text'; data: { content: string } }
   | { type: 'tool_use'; data: { id: string; name: string; input: JsonObject } }
   | { type: 'tool_result'; data: { tool_use_id: string; content: Json; is_error?: boolean } }
+  | { type: 'approval_request'; data: { id: string; name: string; input: JsonObject; approval_id?: string; reason?: string } }
+  | { type: 'client_tool_call'; data: { id: string; name: string; input: JsonObject } }
   | { type: 'todo_create'; data: { items: AgentTodo[] } }
   | { type: 'todo_update'; data: { items: AgentTodo[] } }
   | { type: 'todo_done'; data: { index: number } }

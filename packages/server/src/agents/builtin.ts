@@ -30,7 +30,7 @@ export function* textRun(ctx: InProcessContext, agent: string, text: string): Ge
 function demo(agent: BuiltinAgent & { builtin: 'demo' }): InProcessAgent {
   return (ctx) => {
     const prompt = lastUserText(ctx.request.messages);
-    const lines = demoAgent(prompt, { delayMs: agent.settings.delayMs, signal: ctx.signal, now: ctx.now });
+    const lines = demoAgent(prompt, { delayMs: agent.settings.delayMs, signal: ctx.signal, now: ctx.now, messages: ctx.request.messages });
     return decode(lines, 'claude', decoderOptions(ctx, agent.name));
   };
 }

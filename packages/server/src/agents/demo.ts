@@ -20,7 +20,12 @@ export interface DemoOptions {
   signal?: AbortSignal;
   /** Clock for `result.duration_ms`. Default `Date.now`. */
   now?: () => number;
+  /** The conversation (AI SDK UIMessages): a continuation's answers are in its last message. */
+  messages?: readonly DemoMessage[];
 }
+
+/** A message of the conversation, as the demo reads it. */
+export type DemoMessage = { id: string; role: string; parts: readonly object[] };
 
 const MODEL = 'switchboard-demo';
 const ECHO_LIMIT = 280;
@@ -116,11 +121,48 @@ function* code(source: string): Generator<AgentEvent, string> {
   return answer;
 }
 
+type ToolPartLike = { type?: unknown; toolCallId?: unknown; state?: unknown; output?: unknown; approval?: { approved?: unknown } };
+
+/** The answered tool part of the continued (last, assistant) message, if the run continues one. */
+function answered(messages: readonly DemoMessage[] | undefined): ToolPartLike | undefined {
+  const last = messages?.at(-1);
+  if (last?.role !== 'assistant') return undefined;
+  return (last.parts as readonly ToolPartLike[]).findLast(
+    (p) =>
+      (p.type === 'tool-delete_file' && p.state === 'approval-responded' && typeof p.approval?.approved === 'boolean') ||
+      (p.type === 'tool-get_location' && p.state === 'output-available'),
+  );
+}
+
+/** A tool call id no earlier message of the conversation used. */
+function callId(name: string, messages: readonly DemoMessage[] | undefined): string {
+  return `call_${name}_${(messages?.filter((m) => m.role === 'assistant').length ?? 0) + 1}`;
+}
+
+/** The continuation of `approval` / `location`: what the answer leads to. */
+function* continued(part: ToolPartLike): Generator<AgentEvent, string> {
+  if (part.type === 'tool-get_location') {
+    const place = typeof part.output === 'string' ? part.output : JSON.stringify(part.output);
+    const answer = `You are in ${place}`;
+    yield* textOf(answer);
+    return answer;
+  }
+  if (part.approval?.approved !== true) {
+    const answer = 'Left notes.txt alone';
+    yield* textOf(answer);
+    return answer;
+  }
+  yield { type: 'tool_result', data: { tool_use_id: String(part.toolCallId), content: { deleted: 'notes.txt' } } };
+  const answer = 'Deleted notes.txt';
+  yield* textOf(answer);
+  return answer;
+}
+
 /**
  * The demo's events for one prompt, computed lazily (so `duration_ms` measures the real run).
  * Pure apart from the clock: the same prompt always gives the same events.
  */
-export function* demoScript(prompt: string, now: () => number = Date.now): Generator<AgentEvent> {
+export function* demoScript(prompt: string, now: () => number = Date.now, messages?: readonly DemoMessage[]): Generator<AgentEvent> {
   const started = now();
   const text = prompt.trim();
   const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(text);
@@ -128,6 +170,28 @@ export function* demoScript(prompt: string, now: () => number = Date.now): Gener
   const arg = match?.[2] ?? '';
 
   yield { type: 'start', data: { model: MODEL, prompt_preview: preview(text, 80) } };
+  const answer = answered(messages);
+  if (answer) {
+    yield* continued(answer);
+    yield { type: 'done', data: {} };
+    return;
+  }
+  if (command === 'approval') {
+    const data = { id: callId('delete_file', messages), name: 'delete_file', input: { path: 'notes.txt' } };
+    yield { type: 'approval_request', data: { ...data, reason: 'Deleting a file cannot be undone.' } };
+    yield { type: 'done', data: {} };
+    return;
+  }
+  if (command === 'location') {
+    yield { type: 'client_tool_call', data: { id: callId('get_location', messages), name: 'get_location', input: {} } };
+    yield { type: 'done', data: {} };
+    return;
+  }
+  yield* commands(command, arg, text, started, now);
+}
+
+/** The commands that answer in one run. */
+function* commands(command: string, arg: string, text: string, started: number, now: () => number): Generator<AgentEvent> {
   let answer: string;
   switch (command) {
     case 'step':
@@ -158,9 +222,9 @@ export function* demoScript(prompt: string, now: () => number = Date.now): Gener
 
 /** Runs the demo for one prompt, pausing `delayMs` between events; stops when `signal` aborts. */
 export async function* demoAgent(prompt: string, options: DemoOptions = {}): AsyncGenerator<AgentEvent> {
-  const { delayMs = DEMO_DELAY_MS, signal, now } = options;
+  const { delayMs = DEMO_DELAY_MS, signal, now, messages } = options;
   let first = true;
-  for (const event of demoScript(prompt, now)) {
+  for (const event of demoScript(prompt, now, messages)) {
     if (!first && delayMs > 0) await pause(delayMs, signal);
     if (signal?.aborted) return;
     first = false;
@@ -170,5 +234,5 @@ export async function* demoAgent(prompt: string, options: DemoOptions = {}): Asy
 
 /** The demo agent as an `AgentFactory`. */
 export function createDemoAgent(options: Omit<DemoOptions, 'signal'> = {}): AgentFactory {
-  return (request) => demoAgent(request.prompt, { ...options, signal: request.signal });
+  return (request) => demoAgent(request.prompt, { ...options, signal: request.signal, messages: request.messages });
 }

@@ -67,6 +67,7 @@ export function runInProcess(
     now,
     ...(request.chatId !== undefined ? { chatId: request.chatId } : {}),
     ...(request.messageId !== undefined ? { messageId: request.messageId } : {}),
+    ...(request.prelude ? { prelude: request.prelude } : {}),
   });
   const controller = new AbortController();
   let stop: Stop | undefined;

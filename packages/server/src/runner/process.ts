@@ -65,6 +65,17 @@ function signalGroup(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signa
   }
 }
 
+/** What an agent reads on stdin (docs/agents.md): `tools` and `resume` only when the client sent them. */
+function stdinOf(request: RunRequest): object {
+  return {
+    chatId: request.chatId,
+    runId: request.runId,
+    messages: request.messages,
+    ...(request.tools?.length ? { tools: request.tools } : {}),
+    ...(request.resume?.length ? { resume: request.resume } : {}),
+  };
+}
+
 /** Number of agent processes running now (for health checks and tests). */
 export function liveAgentProcesses(): number {
   return live.size;
@@ -250,8 +261,7 @@ class ProcessRun implements AgentRun {
     if (child.pid !== undefined) this.log('info', `started: ${def.command} ${def.args.join(' ')}`.trimEnd());
 
     child.stdin.on('error', (err) => this.log('debug', `stdin: ${err.message}`));
-    const input = { chatId: request.chatId, runId: request.runId, messages: request.messages };
-    child.stdin.end(`${JSON.stringify(input)}\n`);
+    child.stdin.end(`${JSON.stringify(stdinOf(request))}\n`);
 
     child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stdout.on('end', () => {

@@ -22,6 +22,8 @@ export interface SequencerInit {
   provider?: Framework | 'auto' | string;
   /** Clock for `ts`. Default `Date.now`. */
   now?: () => number;
+  /** Events emitted right after run-start (RunRequest.prelude). */
+  prelude?: readonly EventInit[];
 }
 
 /** Renumbers a run's events, holds back its terminal event and ends cut-off runs cleanly. */
@@ -65,9 +67,18 @@ export class RunSequencer {
     if (e.type === 'run-start') {
       if (this.started) return;
       this.started = true;
-    } else if (!this.started) this.startRun(out);
+      this.stamp(e, out);
+      this.emitPrelude(out);
+      return;
+    }
+    if (!this.started) this.startRun(out);
     this.open.track(e);
     this.stamp(e, out);
+  }
+
+  /** The prelude (the gateway's answers of a continuation run), right after run-start. */
+  private emitPrelude(out: CanonicalEvent[]): void {
+    for (const p of this.init.prelude ?? []) this.stampNew({ ...p } as EventInit, out);
   }
 
   /** Emits the held terminal event, if any. */
@@ -119,6 +130,7 @@ export class RunSequencer {
     if (i.agent !== undefined) e.agent = i.agent;
     if (i.provider !== undefined) e.provider = i.provider;
     this.stampNew(e, out);
+    this.emitPrelude(out);
   }
 
   private emit(e: EventInit, out: CanonicalEvent[]): void {

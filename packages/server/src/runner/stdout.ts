@@ -25,7 +25,11 @@ export function createStdoutReader(def: ProcessAgent, request: RunRequest, optio
     ...(request.messageId !== undefined ? { messageId: request.messageId } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
-  const seq = new RunSequencer({ ...decoderOptions, provider: def.framework });
+  const seq = new RunSequencer({
+    ...decoderOptions,
+    provider: def.framework,
+    ...(request.prelude ? { prelude: request.prelude } : {}),
+  });
   const decoder = createDecoder(def.framework, {
     ...decoderOptions,
     ...(def.thinkTags !== undefined ? { thinkTags: def.thinkTags } : {}),

@@ -1,7 +1,7 @@
 /**
  * The runner's public types: what a run is given, what it returns, and how it reports.
  */
-import type { CanonicalEvent } from '@switchboard/core';
+import type { CanonicalEvent, EventInit } from '@switchboard/core';
 
 /** One message of the conversation (an AI SDK `UIMessage`, loosely typed). */
 export type RunMessage = { id: string; role: string; parts: readonly object[] };
@@ -32,6 +32,12 @@ export interface RunRequest {
   tools?: readonly ClientTool[];
   /** Answers to the interrupts of the previous run, when this run resumes it. */
   resume?: readonly ResumeAnswer[];
+  /**
+   * Canonical events the run opens with, right after its run-start: a continuation run's answers to
+   * the previous run (`tool-approval-response`, `tool-output` of client tools, `interrupt-response`),
+   * emitted by the runner so that the agent never has to repeat them.
+   */
+  prelude?: readonly EventInit[];
   /**
    * Aborts the run (client gone): the agent is stopped and the run ends with `run-abort`, after the
    * events it produced so far.

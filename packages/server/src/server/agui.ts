@@ -15,8 +15,9 @@ import { z } from 'zod';
 import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
 import { abortOnDisconnect, lastEventIdOf, runHeaders, startErrorResponse } from './chat.ts';
-import { parseRequestJson, requestIdSchema } from './chat-request.ts';
+import { clientToolSchema, clientToolsOf, parseRequestJson, requestIdSchema } from './chat-request.ts';
 import type { GatewayContext } from './context.ts';
+import { agUiContinuation } from './continuation.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
 import type { LocalRun } from './runs.ts';
 
@@ -44,9 +45,13 @@ export const runAgentInputSchema = z.looseObject({
   parentRunId: z.string().optional(),
   state: z.unknown().optional(),
   messages: z.array(message),
-  tools: z.array(z.unknown()).optional(),
+  tools: z.array(clientToolSchema).optional(),
   context: z.array(z.unknown()).optional(),
   forwardedProps: z.unknown().optional(),
+  /** Answers to the interrupts (approvals included) the thread's previous run ended with. */
+  resume: z
+    .array(z.looseObject({ interruptId: z.string(), status: z.enum(['resolved', 'cancelled']), payload: z.unknown().optional() }))
+    .optional(),
 });
 
 export type RunAgentInput = z.infer<typeof runAgentInputSchema>;
@@ -155,11 +160,20 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
     unknown
   >;
   const agent = c.req.query('agent') ?? (typeof props.agent === 'string' && props.agent ? props.agent : core.agents.defaultAgent);
+  // Resume entries and tool messages answering the previous run (continuation.ts): checked first.
+  const continuation = await agUiContinuation(core.store, core.namespace, chatId, principal, input, (content) =>
+    textOf(content as AgUiMessage['content']),
+  );
+  if (!continuation.ok) return continuation.response;
+  const continues = continuation.value;
   const messages = toUIMessages(input.messages);
   const lastUser = input.messages.findLast((m) => m.role === 'user');
   const last = messages.at(-1);
   const userMessage =
-    lastUser && last?.id === lastUser.id ? { id: lastUser.id, content: textOf(lastUser.content), parts: last.parts as never } : undefined;
+    !continues && lastUser && last?.id === lastUser.id
+      ? { id: lastUser.id, content: textOf(lastUser.content), parts: last.parts as never }
+      : undefined;
+  const tools = clientToolsOf(input.tools);
 
   let run: LocalRun;
   try {
@@ -167,10 +181,13 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
       chatId,
       runId: input.runId,
       agent,
-      messages,
+      messages: continues?.messages ?? messages,
       principal,
       caller: c.get('caller'),
       ...(userMessage ? { userMessage } : {}),
+      ...(continues ? { continues } : {}),
+      ...(continues?.resume ? { resume: continues.resume } : {}),
+      ...(tools.length ? { tools } : {}),
     });
   } catch (err) {
     return startErrorResponse(err);

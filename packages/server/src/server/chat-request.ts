@@ -6,6 +6,7 @@
 import { idProblem, MAX_DEPTH, tooDeepAt } from '@switchboard/core';
 import { z } from 'zod';
 
+import type { ClientTool } from '../runner/types.ts';
 import type { Issue } from './errors.ts';
 
 const partSchema = z.looseObject({ type: z.string() }).superRefine((part, ctx) => {
@@ -34,6 +35,22 @@ export const requestIdSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: `not a usable id: ${problem}` });
   });
 
+/** A frontend tool the client declares (AI SDK body `tools`, AG-UI `RunAgentInput.tools`): RunRequest.tools. */
+export const clientToolSchema = z.looseObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Declared tools as RunRequest.tools: name, description and parameters (nothing else goes to the agent). */
+export function clientToolsOf(tools: readonly z.infer<typeof clientToolSchema>[] | undefined): ClientTool[] {
+  return (tools ?? []).map(({ name, description, parameters }) => ({
+    name,
+    ...(description !== undefined ? { description } : {}),
+    ...(parameters !== undefined ? { parameters } : {}),
+  }));
+}
+
 /** Schema of the chat request body. */
 export const chatRequestSchema = z.looseObject({
   id: requestIdSchema.optional(),
@@ -42,6 +59,8 @@ export const chatRequestSchema = z.looseObject({
   messageId: z.string().optional(),
   /** The agent to run (also `?agent=`); default: the server's default agent. */
   agent: z.string().min(1).optional(),
+  /** Frontend tools the client runs itself (the agent may call them; the run then waits for their output). */
+  tools: z.array(clientToolSchema).optional(),
 });
 
 /** A validated chat request body. */

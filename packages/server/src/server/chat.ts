@@ -24,8 +24,9 @@ import { activeRun, resumeSseResponse } from '@switchboard/store';
 
 import { canSee } from './auth.ts';
 import { readBody } from './body.ts';
-import { type ChatRequest, lastUserText, parseChatRequest } from './chat-request.ts';
+import { type ChatRequest, clientToolsOf, lastUserText, parseChatRequest } from './chat-request.ts';
 import type { DisconnectPolicy, GatewayContext, GatewayCore } from './context.ts';
+import { aiSdkContinuation } from './continuation.ts';
 import { conversationOf } from './conversation.ts';
 import { errorResponse, jsonError } from './errors.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
@@ -104,7 +105,7 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   if (!body.ok) return jsonError(413, `Request body too large: the limit is ${core.maxBodyBytes} bytes`);
   const parsed = parseChatRequest(body.text);
   if (!parsed.ok) return errorResponse(400, parsed.message, parsed.issues);
-  const { messages } = parsed.value;
+  const { messages, tools = [] } = parsed.value;
   const agent = c.req.query('agent') ?? parsed.value.agent ?? core.agents.defaultAgent;
   const chatId = parsed.value.id ?? randomUUID();
   const userMessage = userMessageOf(messages);
@@ -112,16 +113,22 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   const known = await core.store.getChat(chatId);
   const conversation =
     known && canSee(c.get('principal'), known) ? await conversationOf(core.store, chatId, messages, core.namespace) : messages;
+  // Answers to a run that ended waiting (approvals, client tool outputs): checked before anything starts.
+  const continuation = await aiSdkContinuation(core.store, core.namespace, chatId, c.get('principal'), messages, conversation);
+  if (!continuation.ok) return continuation.response;
+  const continues = continuation.value;
 
   let run: LocalRun;
   try {
     run = await core.runs.start({
       chatId,
       agent,
-      messages: conversation,
+      messages: continues?.messages ?? conversation,
       principal: c.get('principal'),
       caller: c.get('caller'),
       ...(userMessage ? { userMessage } : {}),
+      ...(continues ? { continues } : {}),
+      ...(tools.length ? { tools: clientToolsOf(tools) } : {}),
     });
   } catch (err) {
     return startErrorResponse(err);

@@ -26,10 +26,10 @@
  * `Retry-After`.
  */
 import { randomUUID } from 'node:crypto';
-import type { CanonicalEvent } from '@switchboard/core';
+import type { CanonicalEvent, EventInit } from '@switchboard/core';
 import { isTerminal, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
 
-import type { AgentRun, RunMessage, RunOptions } from '../runner/types.ts';
+import type { AgentRun, ClientTool, ResumeAnswer, RunMessage, RunOptions } from '../runner/types.ts';
 import type { AgentRegistry } from './agent-registry.ts';
 import { canSee, ownerOf, type Principal } from './auth.ts';
 import type { RedisFanout } from './fanout.ts';
@@ -65,6 +65,15 @@ export interface StartRunInput {
   caller?: string;
   /** Title of a chat this creates (default: the start of the user message). */
   title?: string;
+  /**
+   * A continuation run (continuation.ts): the assistant message it continues (its run-start.messageId,
+   * so the store adds to that message) and the answers it opens with.
+   */
+  continues?: { messageId: string; prelude: readonly EventInit[] };
+  /** Frontend tools the client declared (RunRequest.tools). */
+  tools?: readonly ClientTool[];
+  /** Answers to interrupts for the agent (RunRequest.resume). */
+  resume?: readonly ResumeAnswer[];
 }
 
 /** Why a run could not start, as an HTTP status and a message. */
@@ -333,7 +342,7 @@ export class RunManager {
       throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
     await this.settle(input.chatId);
 
-    const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+    const messageId = input.continues?.messageId ?? `msg_${randomUUID().replace(/-/g, '')}`;
     const init = {
       chatId: input.chatId,
       runId,
@@ -365,7 +374,16 @@ export class RunManager {
     const ctl = new AbortController();
     const run = this.agents.run(
       input.agent,
-      { runId, chatId: input.chatId, messageId, messages: input.messages, signal: ctl.signal },
+      {
+        runId,
+        chatId: input.chatId,
+        messageId,
+        messages: input.messages,
+        signal: ctl.signal,
+        ...(input.tools?.length ? { tools: input.tools } : {}),
+        ...(input.resume?.length ? { resume: input.resume } : {}),
+        ...(input.continues?.prelude.length ? { prelude: input.continues.prelude } : {}),
+      },
       this.runOptions,
     );
     const { promise: done, resolve } = Promise.withResolvers<void>();
