@@ -234,5 +234,6 @@ function claudeHandlers(ctx: AgentLineContext, dialect: AgentDialect): AgentLine
       result: runResult,
     },
     finish,
+    toolCall: (d) => toolUse(d),
   };
 }

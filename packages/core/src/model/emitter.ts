@@ -1,4 +1,5 @@
 import type { CanonicalEvent, EventInit, EventOf } from './events.ts';
+import { Waiting } from './pending.ts';
 import { CANONICAL_VERSION } from './version.ts';
 
 /** Options every decoder accepts. */
@@ -27,11 +28,17 @@ export interface DecoderOptions {
   onInputFormat?: (format: 'sse' | 'jsonl', forced: boolean) => void;
 }
 
+/** Finish reasons a run that ends waiting replaces (a failed or cut-off run keeps its own). */
+const WAITS: ReadonlySet<string> = new Set(['stop', 'tool-calls', 'other']);
+
 export type RunStartInit = Partial<Omit<EventOf<'run-start'>, 'type' | 'runId' | 'seq' | 'ts' | 'version'>>;
 
 /**
  * Stamps `runId`, `seq` and `ts` on the events a decoder builds, makes sure `run-start` comes first
  * and nothing follows `run-finish`. Decoders collect into it and `take()` after each push.
+ * A run-finish that does not say what the run waits for gets it from the run's events (approvals,
+ * client tool calls, interrupts left unanswered: `pending`, finishReason `tool-calls` / `other`),
+ * unless the run failed.
  */
 export class Emitter {
   readonly runId: string;
@@ -40,6 +47,8 @@ export class Emitter {
   private readonly now: () => number;
   started = false;
   finished = false;
+  /** What the run asked for and has not had answered. */
+  readonly waiting = new Waiting();
 
   private readonly options: DecoderOptions;
   private readonly provider: string;
@@ -73,6 +82,11 @@ export class Emitter {
     if (this.finished) return;
     if (!this.started) this.start();
     if (e.type === 'run-finish' || e.type === 'run-abort') this.finished = true;
+    this.waiting.track(e);
+    if (e.type === 'run-finish' && e.pending === undefined && !this.waiting.empty && WAITS.has(e.finishReason)) {
+      e.pending = this.waiting.pending;
+      e.finishReason = this.waiting.finishReason ?? e.finishReason;
+    }
     this.stamp(e);
   }
 

@@ -1,5 +1,5 @@
 import type { ZodError } from 'zod';
-import type { CanonicalEvent } from './events.ts';
+import type { CanonicalEvent, EventOf } from './events.ts';
 import { inspect, MAX_DEPTH } from './hostile.ts';
 import { OpenSpans } from './open-spans.ts';
 import { canonicalEventSchema } from './schema.ts';
@@ -28,6 +28,88 @@ export interface ValidateOptions {
   complete?: boolean;
 }
 
+/** The sequence rules of approvals, client tool calls and interrupts. */
+class HitlRules {
+  /** approvalId → toolCallId, asked in this run. */
+  private readonly approvals = new Map<string, string>();
+  private readonly interrupts = new Set<string>();
+  private readonly clientCalls = new Set<string>();
+  private readonly answered = new Set<string>();
+  private readonly denied = new Set<string>();
+  private readonly output = new Set<string>();
+  /** An answer came before any content: the run continues an earlier one. */
+  private continuation = false;
+  private content = false;
+
+  check(e: CanonicalEvent, tools: ReadonlySet<string>, issue: (path: string, message: string) => void): void {
+    const call = (id: string, what: string) => {
+      if (!tools.has(id) && !this.continuation)
+        issue('toolCallId', `expected a tool call "${id}" of this run (tool-input-end) before this ${what}`);
+    };
+    switch (e.type) {
+      case 'tool-approval-request':
+        call(e.toolCallId, e.type);
+        if (this.approvals.has(e.approvalId)) issue('approvalId', `approval "${e.approvalId}" was already requested in this run`);
+        this.approvals.set(e.approvalId, e.toolCallId);
+        break;
+      case 'client-tool-call':
+        call(e.toolCallId, e.type);
+        this.clientCalls.add(e.toolCallId);
+        break;
+      case 'interrupt':
+        if (this.interrupts.has(e.interruptId)) issue('interruptId', `interrupt "${e.interruptId}" was already raised in this run`);
+        this.interrupts.add(e.interruptId);
+        break;
+      case 'tool-approval-response': {
+        if (!this.content) this.continuation = true;
+        const asked = this.approvals.get(e.approvalId);
+        if (asked !== undefined && e.toolCallId !== undefined && e.toolCallId !== asked)
+          issue('toolCallId', `approval "${e.approvalId}" was requested for tool call "${asked}", not "${e.toolCallId}"`);
+        if (this.answered.has(e.approvalId)) issue('approvalId', `approval "${e.approvalId}" was already answered`);
+        this.answered.add(e.approvalId);
+        const toolCallId = asked ?? e.toolCallId;
+        if (!e.approved && toolCallId !== undefined) this.denied.add(toolCallId);
+        break;
+      }
+      case 'interrupt-response':
+        if (!this.content) this.continuation = true;
+        if (this.answered.has(e.interruptId)) issue('interruptId', `interrupt "${e.interruptId}" was already answered`);
+        this.answered.add(e.interruptId);
+        break;
+      case 'tool-output':
+      case 'tool-error':
+        if (!this.content && !tools.has(e.toolCallId)) this.continuation = true;
+        if (this.denied.has(e.toolCallId)) issue('toolCallId', `tool call "${e.toolCallId}" was denied: a denied tool does not run`);
+        if (!(e.type === 'tool-output' && e.preliminary)) this.output.add(e.toolCallId);
+        break;
+      case 'run-finish':
+        this.checkPending(e, issue);
+        break;
+      default:
+        if (e.type !== 'run-start' && e.type !== 'status' && e.type !== 'usage') this.content = true;
+    }
+  }
+
+  private checkPending(e: EventOf<'run-finish'>, issue: (path: string, message: string) => void): void {
+    const p = e.pending;
+    if (!p) return;
+    for (const [i, id] of (p.approvalIds ?? []).entries()) {
+      const toolCallId = this.approvals.get(id);
+      if (toolCallId === undefined) issue(`pending.approvalIds[${i}]`, `expected an approval requested in this run, got "${id}"`);
+      else if (this.answered.has(id) || this.output.has(toolCallId))
+        issue(`pending.approvalIds[${i}]`, `approval "${id}" was answered in this run`);
+    }
+    for (const [i, id] of (p.toolCallIds ?? []).entries()) {
+      if (!this.clientCalls.has(id)) issue(`pending.toolCallIds[${i}]`, `expected a client-tool-call of this run, got "${id}"`);
+      else if (this.output.has(id)) issue(`pending.toolCallIds[${i}]`, `tool call "${id}" has its output in this run`);
+    }
+    for (const [i, id] of (p.interruptIds ?? []).entries()) {
+      if (!this.interrupts.has(id)) issue(`pending.interruptIds[${i}]`, `expected an interrupt raised in this run, got "${id}"`);
+      else if (this.answered.has(id)) issue(`pending.interruptIds[${i}]`, `interrupt "${id}" was answered in this run`);
+    }
+  }
+}
+
 function pathOf(path: readonly PropertyKey[]): string {
   return path
     .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
@@ -42,7 +124,11 @@ function zodIssues(index: number, error: ZodError): ValidationIssue[] {
 /**
  * Checks a sequence of canonical events: each against the schema, and the sequence as a whole
  * (one run id, `seq` strictly increasing, run-start first, deltas only inside open blocks, nothing
- * after run-finish / run-abort; with `complete`, also that the stream ended). Never throws: an event
+ * after run-finish / run-abort; with `complete`, also that the stream ended). A person in the loop:
+ * an approval request or a client tool call names a tool call of the run (or, in a run that continues
+ * an earlier one — answers before any content —, of the message it continues); approval and interrupt
+ * ids are asked once; a denied tool has no output; `run-finish.pending` names only what the run asked
+ * and left unanswered. Answers may name what an earlier run asked. Never throws: an event
  * nested deeper than the depth limit, or one the schema cannot even walk, is an issue.
  *
  * @example
@@ -53,6 +139,7 @@ export function validate(events: Iterable<unknown>, options: ValidateOptions = {
   const issues: ValidationIssue[] = [];
   const open = new OpenSpans();
   const tools = new Set<string>();
+  const hitl = new HitlRules();
   let runId: string | undefined;
   let lastSeq = -1;
   let ended = false;
@@ -111,6 +198,7 @@ export function validate(events: Iterable<unknown>, options: ValidateOptions = {
         tools.add(e.toolCallId);
         break;
     }
+    hitl.check(e, tools, issue);
     // Starts and ends only: a delta outside its block is reported each time, not taken as opening it.
     if (e.type.endsWith('-start') || e.type.endsWith('-end')) open.track(e as CanonicalEvent);
   }

@@ -8,16 +8,19 @@
  * - `done` lines and the end of input: the dialect's `finish`; at the end, a fatal `truncated`
  *   error first unless the run had already failed;
  * - unknown types: kept as `raw` events;
+ * - a person in the loop: `approval_request` (a tool call that waits for approval), `client_tool_call`
+ *   (a tool call left for the client) and `interrupt` lines; a run that ends with one unanswered ends
+ *   waiting (the emitter's run-finish `pending`), and an end of input after one is not a truncation;
  * - steps, which the lines do not mark: one per model call, as the AI SDK's server makes them
  *   (`steps.ts`: content after tool results opens a new step).
  */
 
 import { describe } from '../../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../../model/emitter.ts';
-import type { Location } from '../../model/events.ts';
+import type { EventInit, Json, JsonObject, Location, ProviderMetadata } from '../../model/events.ts';
 import { BlockAssembler } from '../../transforms/blocks.ts';
 import { at, type Decoder } from '../decoder.ts';
-import { isObject, kindOf, type Obj, rest, str } from './read.ts';
+import { isObject, kindOf, type Obj, parseToolInput, rest, str } from './read.ts';
 import { Kit } from './report.ts';
 import { SteppedEmitter } from './steps.ts';
 
@@ -84,6 +87,11 @@ export interface AgentLineHandlers {
   on: Record<string, (data: Obj, line: AgentLine) => void>;
   /** Ends the run: on a `done` line (with its data) and at the end of input (with `{}`). */
   finish(data: Obj): void;
+  /**
+   * Announces the tool call of an `approval_request` / `client_tool_call` line (tool-input-start and
+   * -end) and returns its id; default: from `id`, `name` and `input`.
+   */
+  toolCall?(data: Obj, line: AgentLine): string;
 }
 
 /** An agent-line dialect. */
@@ -116,8 +124,12 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
       failed = true;
     },
   };
-  const { on, finish } = dialect.handlers(ctx);
-  const handlers = new Map(Object.entries(on));
+  const dialectHandlers = dialect.handlers(ctx);
+  const { on, finish } = dialectHandlers;
+  let calls = 0;
+  const toolCall = dialectHandlers.toolCall ?? ((d: Obj) => defaultToolCall(ctx, d, `call_${++calls}`));
+  let interrupts = 0;
+  const handlers = new Map(Object.entries({ ...waitHandlers(ctx, toolCall, () => `interrupt_${++interrupts}`), ...on }));
 
   function error(d: Obj, where?: Location): void {
     blocks.closeAll();
@@ -139,9 +151,96 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
       else kit.raw(line.line, `unknown event type ${JSON.stringify(type)}`, where);
     },
     finish() {
-      if (!failed) kit.truncated(dialect.truncated);
-      failed = true;
+      // An agent that asked for something and stopped has ended (waiting), not been cut off.
+      if (!failed && out.waiting.empty) {
+        kit.truncated(dialect.truncated);
+        failed = true;
+      }
       finish({});
     },
   });
 }
+
+/** The tool call of an `approval_request` / `client_tool_call` line: `{id, name, input}`. */
+function defaultToolCall(ctx: AgentLineContext, d: Obj, fallbackId: string): string {
+  ctx.blocks.closeAll();
+  const toolCallId = str(d, 'id', 'tool_use_id', 'tool_call_id') ?? fallbackId;
+  const toolName = str(d, 'name', 'tool', 'tool_name') ?? 'unknown';
+  let input = (d.input ?? d.arguments ?? {}) as Json;
+  if (typeof input === 'string' && input.trim() !== '') input = parseToolInput(input).input;
+  ctx.out.emit({ type: 'tool-input-start', toolCallId, toolName });
+  ctx.out.emit({ type: 'tool-input-end', toolCallId, toolName, input });
+  return toolCallId;
+}
+
+/** The person-in-the-loop lines, shared by every dialect (see docs/agents.md). */
+function waitHandlers(
+  ctx: AgentLineContext,
+  toolCall: (d: Obj, line: AgentLine) => string,
+  nextInterruptId: () => string,
+): AgentLineHandlers['on'] {
+  const { out, blocks } = ctx;
+  const meta = (d: Obj, known: readonly string[]): { providerMetadata?: ProviderMetadata } => {
+    const more = rest(d, known);
+    return more ? { providerMetadata: { [ctx.kit.metaKey]: more } } : {};
+  };
+  return {
+    approval_request(d, line) {
+      const toolCallId = toolCall(d, line);
+      const toolName = str(d, 'name', 'tool', 'tool_name');
+      const reason = str(d, 'reason');
+      const e: EventInit = {
+        type: 'tool-approval-request',
+        approvalId: str(d, 'approval_id', 'approvalId') ?? `approval_${toolCallId}`,
+        toolCallId,
+      };
+      if (toolName !== undefined) e.toolName = toolName;
+      if (reason !== undefined) e.reason = reason;
+      Object.assign(e, meta(d, [...TOOL_KEYS, 'approval_id', 'approvalId', 'reason']));
+      out.emit(e);
+    },
+    client_tool_call(d, line) {
+      const toolCallId = toolCall(d, line);
+      const toolName = str(d, 'name', 'tool', 'tool_name');
+      out.emit(toolName !== undefined ? { type: 'client-tool-call', toolCallId, toolName } : { type: 'client-tool-call', toolCallId });
+    },
+    interrupt(d) {
+      blocks.closeAll();
+      const e: EventInit = {
+        type: 'interrupt',
+        interruptId: str(d, 'id', 'interrupt_id', 'interruptId') ?? nextInterruptId(),
+        reason: str(d, 'reason') ?? 'input_required',
+      };
+      const message = str(d, 'message');
+      if (message !== undefined) e.message = message;
+      const toolCallId = str(d, 'tool_call_id', 'toolCallId');
+      if (toolCallId !== undefined) e.toolCallId = toolCallId;
+      if (d.value !== undefined) e.value = d.value as Json;
+      const schema = d.response_schema ?? d.responseSchema;
+      if (isObject(schema)) e.responseSchema = schema as JsonObject;
+      const expiresAt = str(d, 'expires_at', 'expiresAt');
+      if (expiresAt !== undefined) e.expiresAt = expiresAt;
+      Object.assign(
+        e,
+        meta(d, [
+          'id',
+          'interrupt_id',
+          'interruptId',
+          'reason',
+          'message',
+          'tool_call_id',
+          'toolCallId',
+          'value',
+          'response_schema',
+          'responseSchema',
+          'expires_at',
+          'expiresAt',
+        ]),
+      );
+      out.emit(e);
+    },
+  };
+}
+
+/** Keys of a tool call in an agent line. */
+const TOOL_KEYS = ['id', 'tool_use_id', 'tool_call_id', 'name', 'tool', 'tool_name', 'input', 'arguments'] as const;

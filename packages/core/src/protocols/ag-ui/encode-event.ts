@@ -6,11 +6,23 @@ import type { CanonicalEvent, EventOf } from '../../model/events.ts';
 import { carriedOutcome, type EncoderState, type Owner, tokenUsage, validPatch } from './encoder-state.ts';
 import type { AgUiEvent } from './schema.ts';
 
+/** Events that are content of the run (answers to an earlier run come before any), as the AI SDK encoder counts them. */
+const CONTENT: ReadonlySet<CanonicalEvent['type']> = new Set([
+  'step-start',
+  'text-start',
+  'text-delta',
+  'reasoning-start',
+  'reasoning-delta',
+  'tool-input-start',
+  'tool-input-end',
+]);
+
 /** Creates the event mapping of one encoder. */
 export function createEventEncoder(s: EncoderState) {
   function encode(e: CanonicalEvent, out: AgUiEvent[]): void {
     if (!s.started && e.type !== 'run-start') s.startRun(out, e);
     const owner = e.subagentId;
+    if (CONTENT.has(e.type)) s.content = true;
     switch (e.type) {
       case 'run-start':
         if (!s.started) s.startRun(out, e);
@@ -67,7 +79,13 @@ export function createEventEncoder(s: EncoderState) {
         return;
       case 'tool-output':
       case 'tool-error': {
-        if (!s.toolParents.has(e.toolCallId) && !s.tools.has(e.toolCallId)) {
+        const unseen = !s.toolParents.has(e.toolCallId) && !s.tools.has(e.toolCallId);
+        // An answer to a call of an earlier run (a continuation): the client has the call.
+        if (unseen && !s.content) {
+          s.earlier.add(e.toolCallId);
+          s.continues();
+        }
+        if (unseen && !s.earlier.has(e.toolCallId)) {
           // A result for a call the stream never showed (a provider-run tool): open and close the call
           // first, as the AI SDK encoder does, so the client has a call to attach the result to.
           const call: EventOf<'tool-input-end'> = { ...e, type: 'tool-input-end', toolName: e.toolName ?? 'unknown', input: {} };
@@ -93,6 +111,21 @@ export function createEventEncoder(s: EncoderState) {
         s.current.delete(owner);
         return;
       }
+      case 'tool-approval-request':
+      case 'interrupt':
+        // Asked here, carried by RUN_FINISHED's outcome when the run ends waiting for it.
+        s.ask(e);
+        return;
+      case 'tool-approval-response':
+        if (e.toolCallId !== undefined && !s.toolParents.has(e.toolCallId) && !s.tools.has(e.toolCallId)) s.earlier.add(e.toolCallId);
+        s.continues();
+        return;
+      case 'interrupt-response':
+        s.continues();
+        return;
+      case 'client-tool-call':
+        // The client sent the answers; a client tool call is RUN_FINISHED's pendingToolCallIds.
+        return;
       case 'todos':
         s.todos(out, e);
         return;
@@ -166,6 +199,7 @@ export function createEventEncoder(s: EncoderState) {
           finishReason: e.finishReason,
           rawFinishReason: e.rawFinishReason,
           usage: e.usage,
+          pending: e.pending,
           providerMetadata: e.providerMetadata,
         };
         s.ended = true;
@@ -185,7 +219,7 @@ export function createEventEncoder(s: EncoderState) {
           type: 'RUN_FINISHED',
           threadId: s.threadId,
           runId: s.runId,
-          outcome: carriedOutcome(e.providerMetadata) ?? { type: 'success' },
+          outcome: s.waitingOutcome(e.pending) ?? carriedOutcome(e.providerMetadata) ?? { type: 'success' },
         };
         const result = e.providerMetadata?.['ag-ui']?.result;
         if (result !== undefined && result !== null) ev.result = result;

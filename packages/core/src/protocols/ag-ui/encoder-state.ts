@@ -103,8 +103,8 @@ export function createEncoderState(options: AgUiEncoderOptions) {
   /** The messages the client's apply step builds (it starts from `history`), for MESSAGES_SNAPSHOT. */
   const mirror = options.messagesSnapshot ? createAgUiReducer({ messages: options.history ?? [], warn: () => {} }) : undefined;
 
-  /** Every AG-UI message id handed out in this run (ids must be unique across the conversation). */
-  const used = new Set<string>();
+  /** Every AG-UI message id handed out in this run or in `history` (ids must be unique across the conversation). */
+  const used = new Set<string>((options.history ?? []).map((m) => m.id));
   /** The assistant message that text and tool calls of an owner (main agent or subagent) go to. */
   const current = new Map<Owner, string>();
   const texts = new Map<string, { messageId: string; owner: Owner }>();
@@ -117,6 +117,10 @@ export function createEncoderState(options: AgUiEncoderOptions) {
   const openSubagents = new Set<string>();
   const knownSubagents = new Set<string>();
   const resultCount = new Map<string, number>();
+  /** The approvals and interrupts this run asked for (id → AG-UI Interrupt), for RUN_FINISHED's outcome. */
+  const asked = new Map<string, JsonObject>();
+  /** Tool calls of an earlier run this run answers (their result needs no call opened). */
+  const earlier = new Set<string>();
 
   const state = {
     started: false,
@@ -132,6 +136,8 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     messageCount: 0,
     stateSent: false,
     stateIsObject: false,
+    /** Whether content (text, reasoning, a tool call) came in this run: answers to an earlier run come before it. */
+    content: false,
   };
   const s = Object.assign(state, {
     ns,
@@ -150,6 +156,11 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     openSubagents,
     knownSubagents,
     resultCount,
+    asked,
+    earlier,
+    continues,
+    ask,
+    waitingOutcome,
     unique,
     scoped,
     messageFor,
@@ -171,6 +182,45 @@ export function createEncoderState(options: AgUiEncoderOptions) {
     todos,
   });
 
+  /** An answer to an earlier run came (before any content): this run continues the message `base`, which exists. */
+  function continues(): void {
+    if (!s.content) used.add(s.base);
+  }
+
+  /** Notes an approval or interrupt: an AG-UI Interrupt of RUN_FINISHED's outcome if the run ends waiting for it. */
+  function ask(e: EventOf<'tool-approval-request'> | EventOf<'interrupt'>): void {
+    if (e.type === 'tool-approval-request') {
+      const i = clean({ id: e.approvalId, reason: 'tool_approval', message: e.reason, toolCallId: e.toolCallId }) as JsonObject;
+      if (e.toolName !== undefined) i.metadata = { toolName: e.toolName };
+      asked.set(e.approvalId, i);
+      return;
+    }
+    const i = clean({
+      id: e.interruptId,
+      reason: e.reason,
+      message: e.message,
+      toolCallId: e.toolCallId,
+      responseSchema: e.responseSchema,
+      expiresAt: e.expiresAt,
+    }) as JsonObject;
+    if (e.value !== undefined) i.metadata = { value: e.value };
+    asked.set(e.interruptId, i);
+  }
+
+  /**
+   * RUN_FINISHED's outcome for a run that ended waiting: `interrupt` with the approvals and interrupts
+   * left unanswered, else `success` with the client tool calls left to the client.
+   */
+  function waitingOutcome(pending: EventOf<'run-finish'>['pending']): JsonObject | undefined {
+    if (!pending) return undefined;
+    const interrupts: JsonObject[] = [];
+    for (const id of pending.approvalIds ?? []) interrupts.push(asked.get(id) ?? { id, reason: 'tool_approval' });
+    for (const id of pending.interruptIds ?? []) interrupts.push(asked.get(id) ?? { id, reason: 'input_required' });
+    if (interrupts.length) return { type: 'interrupt', interrupts };
+    if (pending.toolCallIds?.length) return { type: 'success', pendingToolCallIds: pending.toolCallIds };
+    return undefined;
+  }
+
   function unique(id: string): string {
     let out = id;
     for (let k = 2; used.has(out); k++) out = `${id}~${k}`;
@@ -186,8 +236,12 @@ export function createEncoderState(options: AgUiEncoderOptions) {
   function messageFor(owner: Owner): string {
     let id = current.get(owner);
     if (id === undefined) {
-      s.messageCount++;
-      id = unique(s.messageCount === 1 ? s.base : `${s.base}-${s.messageCount}`);
+      // A run that continues a message goes on counting after the ids it already has (as history does).
+      do {
+        s.messageCount++;
+        id = s.messageCount === 1 ? s.base : `${s.base}-${s.messageCount}`;
+      } while (used.has(id));
+      used.add(id);
       current.set(owner, id);
     }
     return id;

@@ -14,6 +14,14 @@
  * closed too (a tool input as `tool-input-error` with what arrived), so the client's message is settled.
  * A non-fatal error (a bad line the run went on after) becomes a transient `data-error` part
  * (`{ message, code? }`), which clients pass to `onData` and read on through.
+ *
+ * A person in the loop (the stock client's tool-part states): `tool-approval-request` →
+ * `approval-requested`; the answer, at the start of the run that continues the message, →
+ * `tool-approval-response` (`approval-responded`, what `addToolApprovalResponse` set locally) and, when
+ * denied, `tool-output-denied`. A client tool call needs nothing (tool-input-available lets `onToolCall`
+ * fire). Interrupts and their answers are data parts (`data-interrupt`, `data-interrupt-response`, by
+ * interrupt id). A continuation run's output for a call of the message it continues is a bare
+ * `tool-output-available` (the client looks the part up in the whole message).
  */
 
 import type { Machine } from '../../machine.ts';
@@ -91,6 +99,12 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   const reasoningStart = new Map<string, number>();
   const citations = new Map<string, AiSdkCitation[]>();
   const tools = new Map<string, string>();
+  /** Tool calls of the message this run continues (named by an answer, or answered before any step). */
+  const earlier = new Set<string>();
+  /** approvalId → toolCallId of the approvals asked in this run. */
+  const approvals = new Map<string, string>();
+  /** Whether a step has opened in this run (answers come before the first one). */
+  let stepped = false;
   /** Tool calls whose input is streaming (tool-input-start seen, no tool-input-end yet): the text so far. */
   const streamingInputs = new Map<string, string>();
   /** The message of a fatal error not sent yet (see the module comment). */
@@ -116,6 +130,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     }
     if (!step) {
       step = true;
+      stepped = true;
       out.push({ type: 'start-step' });
     }
   }
@@ -125,6 +140,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     // The client needs a tool part before an output; synthesise one for outputs of unseen calls.
     tools.set(toolCallId, toolName ?? 'unknown');
     out.push({ type: 'tool-input-available', toolCallId, toolName: toolName ?? 'unknown', input: {} });
+  }
+
+  /** Whether an output is for a call of the message this run continues (no part to open for it). */
+  function continued(toolCallId: string): boolean {
+    if (tools.has(toolCallId)) return false;
+    if (!stepped) earlier.add(toolCallId);
+    return earlier.has(toolCallId);
   }
 
   function closeParts(out: AiSdkChunk[]): void {
@@ -260,8 +282,10 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         return;
       }
       case 'tool-output': {
-        ensureStep(out);
-        ensureTool(out, e.toolCallId, e.toolName);
+        if (!continued(e.toolCallId)) {
+          ensureStep(out);
+          ensureTool(out, e.toolCallId, e.toolName);
+        }
         const c: AiSdkChunk = { type: 'tool-output-available', toolCallId: e.toolCallId, output: e.output };
         if (e.providerExecuted) c.providerExecuted = true;
         if (e.preliminary) c.preliminary = true;
@@ -270,12 +294,47 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         return;
       }
       case 'tool-error': {
-        ensureStep(out);
-        ensureTool(out, e.toolCallId, e.toolName);
+        if (!continued(e.toolCallId)) {
+          ensureStep(out);
+          ensureTool(out, e.toolCallId, e.toolName);
+        }
         const c: AiSdkChunk = { type: 'tool-output-error', toolCallId: e.toolCallId, errorText: e.error };
         if (e.providerExecuted) c.providerExecuted = true;
         if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
         out.push(c);
+        return;
+      }
+      case 'tool-approval-request': {
+        // The client needs the call's part (this run's tool-input-*, or the continued message's).
+        if (!tools.has(e.toolCallId) && !earlier.has(e.toolCallId)) return;
+        approvals.set(e.approvalId, e.toolCallId);
+        const c: AiSdkChunk = { type: 'tool-approval-request', approvalId: e.approvalId, toolCallId: e.toolCallId };
+        if (e.reason !== undefined) c.reason = e.reason;
+        out.push(c);
+        return;
+      }
+      case 'tool-approval-response': {
+        const toolCallId = approvals.get(e.approvalId) ?? e.toolCallId;
+        if (toolCallId !== undefined && !tools.has(toolCallId)) earlier.add(toolCallId);
+        const c: AiSdkChunk = { type: 'tool-approval-response', approvalId: e.approvalId, approved: e.approved };
+        if (e.reason !== undefined) c.reason = e.reason;
+        if (e.providerExecuted !== undefined) c.providerExecuted = e.providerExecuted;
+        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+        out.push(c);
+        if (!e.approved && toolCallId !== undefined) out.push({ type: 'tool-output-denied', toolCallId });
+        return;
+      }
+      case 'client-tool-call':
+        // tool-input-available already lets the client's onToolCall fire.
+        return;
+      case 'interrupt': {
+        const { type: _t, runId: _r, seq: _s, ts: _ts, subagentId: _sa, ...data } = e;
+        out.push({ type: 'data-interrupt', id: e.interruptId, data: data as JsonObject });
+        return;
+      }
+      case 'interrupt-response': {
+        const { type: _t, runId: _r, seq: _s, ts: _ts, subagentId: _sa, ...data } = e;
+        out.push({ type: 'data-interrupt-response', id: e.interruptId, data: data as JsonObject });
         return;
       }
       case 'source': {

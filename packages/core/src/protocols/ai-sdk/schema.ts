@@ -252,11 +252,13 @@ function checkShape(index: number, chunk: unknown, issues: ValidationIssue[]): c
  * `-end` need an open `-start` with that id; `tool-input-delta` needs a `tool-input-start`;
  * `tool-output-*`, `tool-output-denied` and `tool-approval-request` need a known toolCallId;
  * `tool-approval-response` needs a requested approvalId; nothing but `[DONE]` after `finish` / `abort`.
+ * With `continuation` (a run that continues the client's last assistant message, as after an approval or
+ * a client tool output), tool calls and approvals it does not show are taken to be in that message.
  *
  * @example
  * const { ok, issues } = validateAiSdkChunks([{ type: 'start' }, { type: 'finish' }, '[DONE]']);
  */
-export function validateAiSdkChunks(chunks: unknown[], options: { complete?: boolean } = {}): ValidationResult {
+export function validateAiSdkChunks(chunks: unknown[], options: { complete?: boolean; continuation?: boolean } = {}): ValidationResult {
   const issues: ValidationIssue[] = [];
   const inputOpen = new Set<string>(); // tool inputs started and not yet available / errored
   const openText = new Set<string>();
@@ -317,12 +319,13 @@ export function validateAiSdkChunks(chunks: unknown[], options: { complete?: boo
       case 'tool-output-error':
       case 'tool-output-denied':
       case 'tool-approval-request':
-        if (!tools.has(c.toolCallId))
+        if (!tools.has(c.toolCallId) && !options.continuation)
           issue('toolCallId', `expected a known tool call "${c.toolCallId}" (no tool-input-* for it before this ${c.type})`);
         else if (c.type === 'tool-approval-request') approvals.add(c.approvalId);
         break;
       case 'tool-approval-response':
-        if (!approvals.has(c.approvalId)) issue('approvalId', `expected a tool-approval-request with approvalId "${c.approvalId}" first`);
+        if (!approvals.has(c.approvalId) && !options.continuation)
+          issue('approvalId', `expected a tool-approval-request with approvalId "${c.approvalId}" first`);
         break;
       case 'start-step':
         stepTools = [];
