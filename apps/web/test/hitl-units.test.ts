@@ -101,7 +101,7 @@ test('get_location: the position, or Paris when the browser cannot or will not t
 test('tool parts: the approval, its answer and its reason', () => {
   assert.deepEqual(toolOf(deleteFile('approval-requested', { id: 'a1', requestReason: 'Deletes a file' }))?.approval, {
     id: 'a1',
-    reason: 'Deletes a file',
+    requestReason: 'Deletes a file',
   });
   assert.deepEqual(toolOf(deleteFile('output-denied', { id: 'a1', approved: false, reason: 'no' }))?.approval, {
     id: 'a1',

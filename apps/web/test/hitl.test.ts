@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 
 import { ensureBuilt } from '../scripts/ensure-built.ts';
@@ -27,6 +28,8 @@ describe('a person in the loop (web UI)', { skip }, () => {
   let page: Page;
   let base: string;
   const errors: string[] = [];
+  /** Runs the page asked for (POST /api/chat or /api/agui). */
+  let posts = 0;
 
   before(async () => {
     await ensureBuilt({ quiet: true });
@@ -37,6 +40,9 @@ describe('a person in the loop (web UI)', { skip }, () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && /\/api\/(chat|agui)$/.test(new URL(r.url()).pathname)) posts++;
+    });
     await artifactsDir();
   });
 
@@ -47,6 +53,7 @@ describe('a person in the loop (web UI)', { skip }, () => {
 
   /** A new chat with the demo agent in `mode`. */
   async function fresh(mode: 'ai-sdk' | 'ag-ui'): Promise<void> {
+    posts = 0;
     await page.goto(`${base}/`);
     await page.evaluate((m) => {
       localStorage.setItem('switchboard.agent', 'demo');
@@ -83,7 +90,16 @@ describe('a person in the loop (web UI)', { skip }, () => {
       assert.equal(await stateOf('delete_file'), 'approval-requested');
       assert.equal(await page.getByRole('button', { name: 'Deny' }).count(), 1);
       assert.match((await page.textContent(`${card('delete_file')} [data-testid=tool-status]`)) ?? '', /awaiting approval/);
-      if (SCREENS && mode === 'ai-sdk') await page.screenshot({ path: `${SCREENS}/approval.png` });
+      if (mode === 'ai-sdk') {
+        if (SCREENS) await page.screenshot({ path: `${SCREENS}/approval.png` });
+        const axe = await new AxeBuilder({ page }).analyze();
+        const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        assert.deepEqual(
+          bad.map((v) => `${v.id} (${v.impact}): ${v.nodes[0]?.target.join(' ')}`),
+          [],
+          'axe-core on a card waiting for approval',
+        );
+      }
       await approve.focus();
       await page.keyboard.press('Enter');
       await saysSoon('Deleted notes.txt');
@@ -100,6 +116,7 @@ describe('a person in the loop (web UI)', { skip }, () => {
       await page.waitForSelector(card('delete_file'));
       assert.equal(await stateOf('delete_file'), 'output-available');
       await saysSoon('Deleted notes.txt');
+      assert.equal(posts, 2, 'the question and the answer: no request sent again by itself');
     });
 
     test(`${mode}: approval → Deny → the tool does not run, "Left notes.txt alone"`, async () => {
@@ -117,6 +134,7 @@ describe('a person in the loop (web UI)', { skip }, () => {
       await page.waitForSelector(card('delete_file'));
       await saysSoon('Left notes.txt alone');
       assert.match((await page.textContent(`${card('delete_file')} [data-testid=tool-status]`)) ?? '', /denied/);
+      assert.equal(posts, 2, 'the question and the answer: no request sent again by itself');
     });
 
     test(`${mode}: location → the page answers get_location (no geolocation: Paris) → "You are in Paris"`, async () => {
@@ -127,6 +145,11 @@ describe('a person in the loop (web UI)', { skip }, () => {
       assert.equal(await stateOf('get_location'), 'output-available');
       assert.match((await page.textContent(`${card('get_location')} [data-testid=terminal]`)) ?? '', /Paris/);
       assert.equal(await page.locator('[data-role=assistant]').count(), 1);
+      await page.reload();
+      await page.waitForSelector(card('get_location'));
+      await saysSoon('You are in Paris');
+      assert.equal(await stateOf('get_location'), 'output-available');
+      assert.equal(posts, 2, 'the question and the answer: no request sent again by itself');
     });
   }
 

@@ -116,7 +116,7 @@ function ToolPart({ tool, live }: { tool: ToolView; live: boolean }) {
               <ApprovalButtons
                 approvalId={tool.approval.id}
                 toolName={tool.toolName}
-                {...(tool.approval.reason ? { reason: tool.approval.reason } : {})}
+                {...(tool.approval.requestReason ? { reason: tool.approval.requestReason } : {})}
                 answer={answer}
               />
             ),

@@ -177,8 +177,9 @@ export const ToolCard = memo(function ToolCard({ tool, live, footer }: { tool: T
   const [manual, setManual] = useState<boolean | null>(null);
   const isCode = CODE_TOOLS.has(tool.toolName);
   const isExecution = isCode || tool.toolName === FILE_TOOL || tool.toolName === SHELL_TOOL;
-  // Code panels stay open (they are the content); other cards open while running, failing or asking.
-  const open = manual ?? (isExecution || running || tool.state === 'output-error' || footer !== undefined);
+  // Code panels stay open (they are the content); other cards open while running, failing, asking
+  // or denied (what did not happen is worth seeing).
+  const open = manual ?? (isExecution || running || tool.state === 'output-error' || denied(tool) || footer !== undefined);
   const preview = open ? '' : previewOf(tool.input);
   return (
     <details

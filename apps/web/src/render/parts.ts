@@ -44,18 +44,21 @@ export interface ToolView {
   errorText?: string;
   preliminary?: boolean;
   providerExecuted?: boolean;
-  /** The approval the call waits for or got (`approval-requested` / `approval-responded` / `output-denied`). */
-  approval?: { id: string; approved?: boolean; reason?: string };
+  /**
+   * The approval the call waits for or got (`approval-requested` / `approval-responded` /
+   * `output-denied`): why it was asked (`requestReason`), the answer and its `reason`.
+   */
+  approval?: { id: string; requestReason?: string; approved?: boolean; reason?: string };
 }
 
-/** A tool part's `approval` (the AI SDK's shape: `{ id, approved?, reason? }`, the request's reason as `requestReason`). */
+/** A tool part's `approval`, in the AI SDK's shape `{ id, requestReason?, approved?, reason? }`. */
 function approvalOf(v: unknown): ToolView['approval'] {
   if (!isRecord(v) || typeof v.id !== 'string') return undefined;
-  const reason = typeof v.reason === 'string' ? v.reason : typeof v.requestReason === 'string' ? v.requestReason : undefined;
   return {
     id: v.id,
+    ...(typeof v.requestReason === 'string' ? { requestReason: v.requestReason } : {}),
     ...(typeof v.approved === 'boolean' ? { approved: v.approved } : {}),
-    ...(reason !== undefined ? { reason } : {}),
+    ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
   };
 }
 
