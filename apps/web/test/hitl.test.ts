@@ -30,6 +30,8 @@ describe('a person in the loop (web UI)', { skip }, () => {
   const errors: string[] = [];
   /** Runs the page asked for (POST /api/chat or /api/agui). */
   let posts = 0;
+  /** Their bodies (AG-UI: RunAgentInput). */
+  let bodies: Record<string, unknown>[] = [];
 
   before(async () => {
     await ensureBuilt({ quiet: true });
@@ -41,7 +43,10 @@ describe('a person in the loop (web UI)', { skip }, () => {
     page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
     page.on('request', (r) => {
-      if (r.method() === 'POST' && /\/api\/(chat|agui)$/.test(new URL(r.url()).pathname)) posts++;
+      if (r.method() === 'POST' && /\/api\/(chat|agui)$/.test(new URL(r.url()).pathname)) {
+        posts++;
+        bodies.push(r.postDataJSON());
+      }
     });
     await artifactsDir();
   });
@@ -54,6 +59,7 @@ describe('a person in the loop (web UI)', { skip }, () => {
   /** A new chat with the demo agent in `mode`. */
   async function fresh(mode: 'ai-sdk' | 'ag-ui'): Promise<void> {
     posts = 0;
+    bodies = [];
     await page.goto(`${base}/`);
     await page.evaluate((m) => {
       localStorage.setItem('switchboard.agent', 'demo');
@@ -117,6 +123,10 @@ describe('a person in the loop (web UI)', { skip }, () => {
       assert.equal(await stateOf('delete_file'), 'output-available');
       await saysSoon('Deleted notes.txt');
       assert.equal(posts, 2, 'the question and the answer: no request sent again by itself');
+      if (mode === 'ag-ui') {
+        const approvalId = (bodies[1].resume as { interruptId: string }[] | undefined)?.[0]?.interruptId;
+        assert.deepEqual(bodies[1].resume, [{ interruptId: approvalId, status: 'resolved', payload: { approved: true } }]);
+      }
     });
 
     test(`${mode}: approval → Deny → the tool does not run, "Left notes.txt alone"`, async () => {
@@ -150,6 +160,15 @@ describe('a person in the loop (web UI)', { skip }, () => {
       await saysSoon('You are in Paris');
       assert.equal(await stateOf('get_location'), 'output-available');
       assert.equal(posts, 2, 'the question and the answer: no request sent again by itself');
+      if (mode === 'ag-ui') {
+        for (const b of bodies)
+          assert.ok(
+            (b.tools as { name: string }[]).some((t) => t.name === 'get_location'),
+            'get_location declared',
+          );
+        const toolMessage = (bodies[1].messages as Record<string, unknown>[]).find((m) => m.role === 'tool');
+        assert.equal(toolMessage?.content, 'Paris');
+      }
     });
   }
 
