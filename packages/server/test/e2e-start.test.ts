@@ -110,3 +110,47 @@ test('npm start: chat, history, kill -9, start again on the same data directory:
     await kill9(second);
   }
 });
+
+test('a pending approval survives kill -9: start again, approve, the flow completes', { timeout: 60_000 }, async () => {
+  const first = await start();
+  const asked = await api(first.url, '/api/chat', { json: { id: 'chat-approval', messages: [userMessage('approval')] } });
+  assert.equal(asked.status, 200);
+  assert.match(await asked.text(), /"type":"tool-approval-request"/);
+  const waiting = await (await api(first.url, '/api/chats/chat-approval/messages?protocol=ai-sdk')).json();
+  await kill9(first);
+
+  const second = await start();
+  try {
+    const reloaded = await (await api(second.url, '/api/chats/chat-approval/messages?protocol=ai-sdk')).json();
+    assert.deepEqual(reloaded, waiting, 'the approval is still asked for after the restart');
+    const part = reloaded[1].parts.find((p: { type: string }) => p.type === 'tool-delete_file');
+    assert.equal(part.state, 'approval-requested');
+    // What addToolApprovalResponse makes of the message, sent as the AI SDK client sends it.
+    const answered = {
+      ...reloaded[1],
+      parts: reloaded[1].parts.map((p: { type: string }) =>
+        p === part ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } } : p,
+      ),
+    };
+    const res = await api(second.url, '/api/chat', {
+      json: { id: 'chat-approval', messages: [reloaded[0], answered], trigger: 'submit-message', messageId: answered.id },
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /Deleted/);
+    const done = await (await api(second.url, '/api/chats/chat-approval/messages?protocol=ai-sdk')).json();
+    assert.equal(done.length, 2, 'one assistant message for the run and its continuation');
+    assert.equal(done[1].id, reloaded[1].id);
+    const settled = done[1].parts.find((p: { type: string }) => p.type === 'tool-delete_file');
+    assert.equal(settled.state, 'output-available');
+    assert.deepEqual(settled.approval, { ...part.approval, approved: true });
+    assert.equal(
+      done[1].parts
+        .filter((p: { type: string }) => p.type === 'text')
+        .map((p: { text: string }) => p.text)
+        .join(''),
+      'Deleted notes.txt',
+    );
+  } finally {
+    await kill9(second);
+  }
+});

@@ -1018,3 +1018,28 @@ describe('SDK agents (loopback server on 127.0.0.1)', () => {
     assert.equal((events.at(-1) as EventOf<'run-finish'>).type, 'run-finish');
   });
 });
+
+describe('continuation runs', () => {
+  test('the prelude follows run-start (seq 1 on), tools and resume reach the agent on stdin', async () => {
+    const echo = nodeAgent(
+      'stdin-echo',
+      `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+        const { tools, resume } = JSON.parse(s);
+        process.stdout.write(JSON.stringify({ type: 'text', data: { content: JSON.stringify({ tools, resume }) } }) + '\\n');
+        process.stdout.write(JSON.stringify({ type: 'done', data: {} }) + '\\n');
+      });`,
+    );
+    const tools = [{ name: 'get_location', description: 'Where the user is' }];
+    const resume = [{ interruptId: 'int_1', status: 'resolved' as const, payload: { answer: 42 } }];
+    const answer = { type: 'tool-approval-response' as const, approvalId: 'approval_1', toolCallId: 'call_1', approved: true, by: 'alice' };
+    const { events } = await runAll(echo, request('go', { tools, resume, prelude: [answer] }));
+    assert.equal(events[0].type, 'run-start');
+    assert.deepEqual({ ...events[1], ts: 0 }, { ...answer, runId: 'run-1', seq: 1, ts: 0 });
+    assert.deepEqual(JSON.parse(textOf(events)), { tools, resume });
+
+    // Without them, the stdin document is as before: no tools, no resume keys.
+    const plain = await runAll(echo, request('go'));
+    assert.deepEqual(JSON.parse(textOf(plain.events)), {});
+    assert.equal(plain.events[1].type, 'step-start');
+  });
+});

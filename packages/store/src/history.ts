@@ -218,7 +218,7 @@ function toolArguments(p: ToolPart): string {
 function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean): AgUiMessageLike[] {
   const base = m.id;
   const list: AgUiMessageLike[] = [];
-  const used = new Set<string>();
+  let used = new Set<string>();
   const unique = (id: string) => {
     let out = id;
     for (let k = 2; used.has(out); k++) out = `${id}~${k}`;
@@ -232,13 +232,26 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
   /** seq at which the last text block put in a message closed. */
   const textUntil = new Map<AgUiMessageLike, number>();
 
+  /** Assistant messages by id: a continuation run may name one the client has already (it adds to it). */
+  const assistants = new Map<string, AgUiMessageLike>();
+  const runStarts = (m.metadata.runSeqs ?? []).slice(1);
+
   const assistantFor = (owner: string | undefined): AgUiMessageLike => {
     let msg = current.get(owner);
     if (!msg) {
-      count++;
-      msg = { id: unique(count === 1 ? base : `${base}-${count}`), role: 'assistant' };
-      if (owner !== undefined) msg.subagentRunId = owner;
-      list.push(msg);
+      let id: string;
+      do {
+        count++;
+        id = count === 1 ? base : `${base}-${count}`;
+      } while (used.has(id));
+      used.add(id);
+      msg = assistants.get(id);
+      if (!msg) {
+        msg = { id, role: 'assistant' };
+        if (owner !== undefined) msg.subagentRunId = owner;
+        list.push(msg);
+        assistants.set(id, msg);
+      }
       current.set(owner, msg);
     }
     return msg;
@@ -254,7 +267,15 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
   }
   items.sort((a, b) => a.at - b.at);
 
-  for (const { part: p, result } of items) {
+  for (const { at, part: p, result } of items) {
+    if (runStarts.length > 0 && at >= runStarts[0]) {
+      // A continuation run, encoded on its own: it counts its message ids again, past the message id
+      // (which the client has), as the AG-UI encoder does for a run that starts with answers.
+      while (runStarts.length > 0 && at >= runStarts[0]) runStarts.shift();
+      count = 0;
+      current.clear();
+      used = new Set([base]);
+    }
     const owner = p.subagentId;
     switch (p.type) {
       case 'step-start':
@@ -302,7 +323,10 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
         }
         const isError = p.state === 'output-error';
         const content = isError ? (p.errorText ?? 'error') : typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
-        const msg: AgUiMessageLike = { id: unique(`${base}:${p.toolCallId}:result`), role: 'tool', toolCallId: p.toolCallId, content };
+        // A client tool's result keeps the id of the client's own tool message (continuation.ts in the server).
+        const own = p.resultProviderMetadata?.[ns]?.messageId;
+        const id = typeof own === 'string' ? unique(own) : unique(`${base}:${p.toolCallId}:result`);
+        const msg: AgUiMessageLike = { id, role: 'tool', toolCallId: p.toolCallId, content };
         if (isError) msg.error = p.errorText ?? 'error';
         if (owner !== undefined) msg.subagentRunId = owner;
         const at = list.indexOf(ownerOfCall.get(p.toolCallId) as AgUiMessageLike);

@@ -255,6 +255,8 @@ export interface AssistantMetadata {
    * waiting and the continuation runs that answered it (each with this message id).
    */
   runs?: string[];
+  /** With `runs`: the seq (as the parts number them) at which each run begins. */
+  runSeqs?: number[];
 }
 
 /** The persisted assistant message of one run. */

@@ -68,13 +68,19 @@ export class PartsMirror {
   private stepOpen = false;
   private readonly openText = new Map<string, TextState>();
   private readonly openReasoning = new Map<string, ReasoningState>();
-  /** Tool calls the encoder knows (it never forgets one). */
+  /** Tool calls the encoder knows in this run (it never forgets one). */
   private readonly knownTools = new Set<string>();
+  /** Tool calls of the message this run continues, answered in it (the encoder's `earlier`). */
+  private readonly earlier = new Set<string>();
+  /** Whether a step has opened in this run (a continuation's answers come before the first). */
+  private stepped = false;
   /** Tool calls whose input streams (readUIMessageStream's partialToolCalls). */
   private readonly toolInputs = new Map<string, ToolInputState>();
   private readonly pendingCitations = new Map<string, StoredCitation[]>();
   private citationCount = 0;
   private readonly dataById = new Map<string, DataPart>();
+  /** approvalId → toolCallId of the approvals asked in this run. */
+  private readonly approvals = new Map<string, string>();
   /** Index of the last step-start part (current step = parts after it). */
   private stepIndex = -1;
 
@@ -96,9 +102,33 @@ export class PartsMirror {
     }
   }
 
+  /**
+   * The next run of the message (a continuation run): the encoder starts afresh (its tool calls,
+   * citation numbers, source URLs), the client goes on with the parts it has.
+   */
+  newRun(): void {
+    this.stepOpen = false;
+    this.knownTools.clear();
+    this.earlier.clear();
+    this.approvals.clear();
+    this.toolInputs.clear();
+    this.pendingCitations.clear();
+    this.sourceUrls.clear();
+    this.citationCount = 0;
+    this.stepped = false;
+  }
+
+  /** The encoder's test: an output for a call of the continued message (no step, no part opened for it). */
+  private continued(toolCallId: string): boolean {
+    if (this.knownTools.has(toolCallId)) return false;
+    if (!this.stepped) this.earlier.add(toolCallId);
+    return this.earlier.has(toolCallId);
+  }
+
   private ensureStep(e: CanonicalEvent): void {
     if (this.stepOpen) return;
     this.stepOpen = true;
+    this.stepped = true;
     const p: StepStartPart = { type: 'step-start', seq: e.seq, startedAt: e.ts };
     if (e.type === 'step-start') {
       p.stepId = e.stepId;
@@ -225,22 +255,31 @@ export class PartsMirror {
    */
   private approval(e: EventOf<'tool-approval-request'> | EventOf<'tool-approval-response'>): void {
     if (e.type === 'tool-approval-request') {
-      const part = this.knownTools.has(e.toolCallId) ? this.toolAnywhere(e.toolCallId) : undefined;
+      const known = this.knownTools.has(e.toolCallId) || this.earlier.has(e.toolCallId);
+      const part = known ? this.toolAnywhere(e.toolCallId) : undefined;
       if (!part) return;
+      this.approvals.set(e.approvalId, e.toolCallId);
       part.state = 'approval-requested';
       part.approval = { id: e.approvalId, ...(e.reason !== undefined ? { requestReason: e.reason } : {}) };
       return;
     }
-    const part = this.parts.findLast(
-      (p): p is ToolPart => p.type === 'tool' && (p.approval?.id === e.approvalId || (!p.approval && p.toolCallId === e.toolCallId)),
-    );
-    if (!part) return;
-    part.approval = { ...part.approval, id: e.approvalId, approved: e.approved, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
-    part.state = e.approved ? 'approval-responded' : 'output-denied';
-    if (!e.approved) {
-      part.endedAt = e.ts;
-      part.durationMs = e.ts - part.startedAt;
+    const toolCallId = this.approvals.get(e.approvalId) ?? e.toolCallId;
+    if (toolCallId !== undefined && !this.knownTools.has(toolCallId)) this.earlier.add(toolCallId);
+    // The client looks the part up by approval id (the first with it).
+    const part = this.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
+    if (part) {
+      part.state = 'approval-responded';
+      part.approval = { ...part.approval, id: e.approvalId, approved: e.approved, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
+      if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+      if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
     }
+    if (e.approved || toolCallId === undefined) return;
+    // tool-output-denied settles the call.
+    const denied = this.toolAnywhere(toolCallId);
+    if (!denied) return;
+    denied.state = 'output-denied';
+    denied.endedAt = e.ts;
+    denied.durationMs = e.ts - denied.startedAt;
   }
 
   /** Follows one event (in seq order, each once). */
@@ -376,15 +415,18 @@ export class PartsMirror {
       }
       case 'tool-output':
       case 'tool-error': {
-        this.ensureStep(e);
-        if (!this.knownTools.has(e.toolCallId)) {
-          // The encoder synthesises a call for an output of an unseen call.
-          this.knownTools.add(e.toolCallId);
-          const synthetic = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName ?? 'unknown');
-          synthetic.state = 'input-available';
-          synthetic.input = {};
+        if (!this.continued(e.toolCallId)) {
+          this.ensureStep(e);
+          if (!this.knownTools.has(e.toolCallId)) {
+            // The encoder synthesises a call for an output of an unseen call.
+            this.knownTools.add(e.toolCallId);
+            const synthetic = this.toolInStep(e.toolCallId) ?? this.newTool(e, e.toolCallId, e.toolName ?? 'unknown');
+            synthetic.state = 'input-available';
+            synthetic.input = {};
+          }
         }
-        const part = this.toolAnywhere(e.toolCallId) as ToolPart;
+        const part = this.toolAnywhere(e.toolCallId);
+        if (!part) return;
         part.endedAt = e.ts;
         part.durationMs = e.ts - part.startedAt;
         part.outputSeq = e.seq;
@@ -411,6 +453,13 @@ export class PartsMirror {
         return;
       case 'client-tool-call':
         return;
+      case 'interrupt':
+      case 'interrupt-response': {
+        // The encoder's data-interrupt / data-interrupt-response parts, by interrupt id.
+        const { type, runId: _r, seq: _s, ts: _t, subagentId: _a, ...data } = e;
+        this.data(e, type, e.interruptId, data as JsonObject);
+        return;
+      }
       case 'source': {
         if (e.kind === 'url' && e.url !== undefined) {
           if (this.sourceUrls.has(e.url)) return;

@@ -51,6 +51,8 @@ export class Projector {
   private offset = 0;
   /** The runs of the message so far (a continuation chain), oldest first. */
   private readonly runs: string[] = [];
+  /** Where each of them begins in the parts' seq numbering. */
+  private readonly runSeqs: number[] = [];
 
   private readonly content = new TextBuffer();
   /** The AI SDK parts (the mirror of the encoder and the official client). */
@@ -97,7 +99,10 @@ export class Projector {
   /** Applies one event (ignored when its seq was already applied, or after the run ended). */
   apply(e: CanonicalEvent): void {
     if (e.seq <= this.last || this.closed) return;
-    if (this.last < 0 && this.runs.at(-1) !== e.runId) this.runs.push(e.runId);
+    if (this.last < 0 && this.runs.at(-1) !== e.runId) {
+      this.runs.push(e.runId);
+      this.runSeqs.push(e.seq + this.offset);
+    }
     this.last = e.seq;
     this.firstTs ??= e.ts;
     this.lastTs = e.ts;
@@ -118,6 +123,7 @@ export class Projector {
     this.offset += this.last + 1;
     this.last = -1;
     this.closed = undefined;
+    this.mirror.newRun();
     return this;
   }
 
@@ -243,7 +249,10 @@ export class Projector {
       if (closed.rawFinishReason !== undefined) metadata.rawStopReason = closed.rawFinishReason;
       if (closed.pending !== undefined) metadata.pending = copy(closed.pending);
     } else if (closed?.type === 'run-abort' && closed.reason !== undefined) metadata.abortReason = closed.reason;
-    if (this.runs.length > 1) metadata.runs = [...this.runs];
+    if (this.runs.length > 1) {
+      metadata.runs = [...this.runs];
+      metadata.runSeqs = [...this.runSeqs];
+    }
     const error = this.errors.find((x) => x.fatal) ?? (status === 'error' ? this.errors.at(-1) : undefined);
     if (error) metadata.error = copy(error);
     if (this.firstTs !== undefined) {

@@ -67,6 +67,7 @@ export class RunSequencer {
     if (e.type === 'run-start') {
       if (this.started) return;
       this.started = true;
+      this.open.track(e);
       this.stamp(e, out);
       this.emitPrelude(out);
       return;

@@ -40,7 +40,8 @@ export interface Continuation {
 export type ContinuationResult = { ok: true; value: Continuation | undefined } | { ok: false; response: Response };
 
 type Approval = { at: string; approvalId: string; approved: boolean; reason?: string };
-type Output = { at: string; toolCallId: string; output?: Json; errorText?: string };
+/** A client tool's output; `messageId`: the AG-UI tool message that carries it (the client's id for it). */
+type Output = { at: string; toolCallId: string; output?: Json; errorText?: string; messageId?: string };
 type Interrupt = { at: string; answer: ResumeAnswer };
 
 /** What the caller answers: approvals, client tool outputs and interrupt answers, each located in the request. */
@@ -136,10 +137,13 @@ async function build(
   }
   for (const o of outputs) {
     const toolName = tools.get(o.toolCallId)?.toolName;
+    // Marked as the client's own (it has the result already: an AG-UI client its tool message, by id).
+    const providerMetadata = { [namespace]: { fromClient: true, ...(o.messageId !== undefined ? { messageId: o.messageId } : {}) } };
+    const call = { toolCallId: o.toolCallId, ...(toolName ? { toolName } : {}), providerMetadata };
     prelude.push(
       o.errorText !== undefined
-        ? { type: 'tool-error', toolCallId: o.toolCallId, ...(toolName ? { toolName } : {}), error: o.errorText }
-        : { type: 'tool-output', toolCallId: o.toolCallId, ...(toolName ? { toolName } : {}), output: o.output ?? null },
+        ? { type: 'tool-error', ...call, error: o.errorText }
+        : { type: 'tool-output', ...call, output: o.output ?? null },
     );
   }
   for (const i of answers.interrupts) {
@@ -232,7 +236,7 @@ export async function aiSdkContinuation(
 /** What `POST /api/agui` reads for a continuation. */
 export interface AgUiAnswersInput {
   resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[] | undefined;
-  messages: readonly { role: string; toolCallId?: string | undefined; content?: unknown; error?: string | undefined }[];
+  messages: readonly { id: string; role: string; toolCallId?: string | undefined; content?: unknown; error?: string | undefined }[];
 }
 
 /**
@@ -272,8 +276,9 @@ export async function agUiContinuation(
   input.messages.forEach((m, i) => {
     if (m.role !== 'tool' || m.toolCallId === undefined || !pending?.toolCallIds?.includes(m.toolCallId)) return;
     const at = `messages.${i}`;
-    if (typeof m.error === 'string') answers.outputs.push({ at, toolCallId: m.toolCallId, errorText: m.error });
-    else answers.outputs.push({ at, toolCallId: m.toolCallId, output: parseOutput(textOf(m.content)) });
+    const answer = { at, toolCallId: m.toolCallId, messageId: m.id };
+    if (typeof m.error === 'string') answers.outputs.push({ ...answer, errorText: m.error });
+    else answers.outputs.push({ ...answer, output: parseOutput(textOf(m.content)) });
   });
   if (answers.approvals.length + answers.interrupts.length + answers.outputs.length === 0) return NONE;
   return build(store, namespace, chatId, principal, answers, undefined, (history, answered) =>

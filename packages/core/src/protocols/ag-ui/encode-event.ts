@@ -85,6 +85,8 @@ export function createEventEncoder(s: EncoderState) {
           s.earlier.add(e.toolCallId);
           s.continues();
         }
+        // A frontend tool's output the client sent (the gateway marks it): the client has its tool message.
+        if (unseen && s.earlier.has(e.toolCallId) && e.providerMetadata?.[s.ns]?.fromClient === true) return;
         if (unseen && !s.earlier.has(e.toolCallId)) {
           // A result for a call the stream never showed (a provider-run tool): open and close the call
           // first, as the AI SDK encoder does, so the client has a call to attach the result to.
