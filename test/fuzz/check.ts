@@ -111,6 +111,53 @@ function withHostileEvents(events: CanonicalEvent[], values: unknown[]): Canonic
   return out;
 }
 
+/** What the schemas and official clients say about one encoded stream: the findings, as [kind, note]. */
+type Verdict = readonly (readonly [FindingKind, string])[];
+
+/**
+ * Verdicts by protocol and encoded body. Many inputs encode to the same stream (every unreadable
+ * line ends as the same error), and the official clients are the slow part of a case: a stream they
+ * judged once is not judged again. Bounded, so a long run's memory stays flat.
+ */
+const verdicts = new Map<string, Verdict>();
+const VERDICTS_KEPT = 20_000;
+const VERDICT_KEY_LIMIT = 64 * 1024;
+
+function remember(key: string, verdict: Verdict): void {
+  if (verdicts.size >= VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value as string);
+  verdicts.set(key, verdict);
+}
+
+/** Runs one encoded stream through its protocol's own schema and the official client. */
+async function judge(protocol: Protocol, frames: object[], body: string): Promise<Verdict> {
+  const out: [FindingKind, string][] = [];
+  const own =
+    protocol === 'ai-sdk'
+      ? validateAiSdkChunks([...frames, '[DONE]'], { complete: true })
+      : protocol === 'ws'
+        ? validateWsEvents(frames)
+        : protocol === 'dsagent'
+          ? validateDsAgentMessages(frames)
+          : undefined;
+  if (own && !own.ok)
+    out.push(['schema-rejected', `${protocol} frame ${own.issues[0]?.index} ${own.issues[0]?.path}: ${own.issues[0]?.message}`]);
+  if (protocol === 'ai-sdk') {
+    try {
+      await assembleChunks(await parseAiSdkSse(body));
+    } catch (err) {
+      out.push(['ai-sdk-rejected', msg(err)]);
+    }
+  } else if (protocol === 'ag-ui') {
+    const issues = schemaIssues(frames);
+    if (issues.length) out.push(['ag-ui-rejected', `@ag-ui/core schema: ${issues[0]}`]);
+    else {
+      const run = await runAgUi(body);
+      if (run.error) out.push(['ag-ui-rejected', `@ag-ui/client: ${msg(run.error)}`]);
+    }
+  }
+  return out;
+}
+
 /** Runs one case for one framework and returns what went wrong. */
 export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
   const findings: Finding[] = [];
@@ -146,30 +193,11 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
       add('encode-throw', `${protocol} framing: ${msg(err)}`);
       continue;
     }
-    const own =
-      protocol === 'ai-sdk'
-        ? validateAiSdkChunks([...frames, '[DONE]'], { complete: true })
-        : protocol === 'ws'
-          ? validateWsEvents(frames)
-          : protocol === 'dsagent'
-            ? validateDsAgentMessages(frames)
-            : undefined;
-    if (own && !own.ok)
-      add('schema-rejected', `${protocol} frame ${own.issues[0]?.index} ${own.issues[0]?.path}: ${own.issues[0]?.message}`);
-    if (protocol === 'ai-sdk') {
-      try {
-        await assembleChunks(await parseAiSdkSse(body));
-      } catch (err) {
-        add('ai-sdk-rejected', msg(err));
-      }
-    } else if (protocol === 'ag-ui') {
-      const issues = schemaIssues(frames);
-      if (issues.length) add('ag-ui-rejected', `@ag-ui/core schema: ${issues[0]}`);
-      else {
-        const run = await runAgUi(body);
-        if (run.error) add('ag-ui-rejected', `@ag-ui/client: ${msg(run.error)}`);
-      }
-    }
+    const key = `${protocol}\n${body}`;
+    const known = verdicts.get(key);
+    const verdict = known ?? (await judge(protocol, frames, body));
+    if (known === undefined && key.length <= VERDICT_KEY_LIMIT) remember(key, verdict);
+    for (const [kind, note] of verdict) add(kind, note);
   }
 
   if (store) {

@@ -53,12 +53,21 @@ function writeRepro(out: string, index: number, framework: string, c: FuzzCase, 
   writeFileSync(`${base}.why`, `${c.name}\n${f.kind}: ${f.note}\nnode test/fuzz/cli.ts --repro ${index} --frameworks ${framework}\n`);
 }
 
+/** Cases appended to one in-memory store before it is replaced by a fresh one. */
+const STORE_CASES = 500;
+
 /** Runs cases [from, to) in this thread. */
 export async function runJob(job: FuzzJob): Promise<FuzzResult> {
   const result: FuzzResult = { cases: 0, counts: {}, examples: [] };
-  const store = job.store ? await openSqliteStore({ path: ':memory:' }) : undefined;
+  let store = job.store ? await openSqliteStore({ path: ':memory:' }) : undefined;
   const seen = new Set<string>();
   for (let i = job.from; i < job.to; i++) {
+    if (store && (i - job.from) % STORE_CASES === STORE_CASES - 1) {
+      // A fresh in-memory database now and then: every case appends runs, so one database for a long
+      // run would hold them all (memory grew by gigabytes over 100,000 cases).
+      await store.close();
+      store = await openSqliteStore({ path: ':memory:' });
+    }
     const c = caseAt(job.seed, i);
     result.cases++;
     for (const fw of job.frameworks) {
