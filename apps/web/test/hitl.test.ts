@@ -172,6 +172,27 @@ describe('a person in the loop (web UI)', { skip }, () => {
     });
   }
 
+  for (const mode of ['ai-sdk', 'ag-ui'] as const)
+    test(`${mode}: reloaded while an approval waits: the buttons come back from history, and Approve goes on`, async () => {
+      await fresh(mode);
+      await send('approval');
+      await page.getByRole('button', { name: 'Approve' }).waitFor(LONG);
+      await settled();
+      await page.reload();
+      const approve = page.getByRole('button', { name: 'Approve' });
+      await approve.waitFor(LONG);
+      assert.equal(await stateOf('delete_file'), 'approval-requested');
+      await approve.click();
+      await saysSoon('Deleted notes.txt');
+      await page.waitForFunction(
+        (sel) => document.querySelector(sel)?.getAttribute('data-state') === 'output-available',
+        card('delete_file'),
+        LONG,
+      );
+      await settled();
+      assert.equal(await page.locator('[data-role=assistant]').count(), 1);
+    });
+
   test('no uncaught errors', () => {
     assert.deepEqual(errors, []);
   });
