@@ -14,6 +14,7 @@ import {
   createAiSdkEncoder,
   createDecoder,
   type EventInit,
+  framed,
   type Machine,
 } from '../packages/core/src/index.ts';
 import { validate } from '../packages/core/src/model/validate.ts';
@@ -358,5 +359,103 @@ describe('AG-UI: RUN_FINISHED outcomes through the official client', () => {
       [['call_1', 'deleted']],
     );
     assert.equal(r.messages.at(-1)?.content, 'Deleted notes.txt');
+  });
+});
+
+describe('readers: the same wire back to canonical', () => {
+  const HITL = new Set(['tool-approval-request', 'tool-approval-response', 'client-tool-call', 'interrupt', 'interrupt-response']);
+  /** The person-in-the-loop events and the run-finish's pending, without envelope or metadata. */
+  const waits = (events: CanonicalEvent[]) =>
+    events
+      .filter((e) => HITL.has(e.type) || e.type === 'run-finish')
+      .map((e) => {
+        const {
+          runId: _r,
+          seq: _s,
+          ts: _t,
+          providerMetadata: _pm,
+          usage: _u,
+          ...rest
+        } = e as CanonicalEvent & { usage?: unknown; providerMetadata?: unknown };
+        return rest;
+      });
+  const read = (body: string, from: 'ai-sdk' | 'ag-ui') => {
+    const m = framed(createDecoder(from, { runId: 'x', now: () => 0 }));
+    return [...m.push(body), ...m.end()];
+  };
+  const mixed = lines([
+    { type: 'approval_request', data: { id: 'c1', name: 'rm', input: {}, approval_id: 'appr_1', reason: 'Sure?' } },
+    { type: 'client_tool_call', data: { id: 'c2', name: 'get_location' } },
+    { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+    { type: 'done' },
+  ]);
+  const continuation = run('run_2', 'msg_1', [
+    { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'c1', approved: false, reason: 'no' },
+    { type: 'tool-output', toolCallId: 'c2', output: 'Paris' },
+    { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+    { type: 'run-finish', finishReason: 'stop' },
+  ]);
+
+  for (const protocol of ['ai-sdk', 'ag-ui'] as const) {
+    test(`${protocol}: approvals, client tool calls and interrupts asked come back, with the run's pending`, () => {
+      const back = read(sse(mixed, protocol), protocol);
+      assert.deepEqual(validate(back, { complete: true }).issues, []);
+      const expected = waits(mixed);
+      const got = waits(back);
+      if (protocol === 'ag-ui') {
+        // AG-UI carries them in RUN_FINISHED: approvals, then interrupts, then client calls.
+        assert.deepEqual(got, [expected[0], expected[2], expected[1], expected[3]]);
+        return;
+      }
+      // The AI SDK wire has no chunk for a client tool call (a tool-input-available the client's
+      // onToolCall answers): the reader does not invent one, so pending lacks it.
+      const finish = expected[3] as { pending: Record<string, unknown> };
+      assert.deepEqual(got, [expected[0], expected[2], { ...finish, pending: { approvalIds: ['appr_1'], interruptIds: ['int_1'] } }]);
+    });
+  }
+
+  test('ai-sdk: a continuation comes back (the denial once, interrupt answer as data)', () => {
+    const back = read(sse(continuation, 'ai-sdk'), 'ai-sdk');
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    assert.deepEqual(
+      waits(back).map((e) => e.type),
+      ['tool-approval-response', 'interrupt-response', 'run-finish'],
+    );
+    assert.deepEqual(
+      back.filter((e) => e.type === 'tool-output').map((e) => e.type === 'tool-output' && [e.toolCallId, e.output]),
+      [['c2', 'Paris']],
+    );
+  });
+
+  test('ag-ui: RunAgentInput.resume on RUN_STARTED → approval answers (cancelled: denied) and interrupt answers', () => {
+    const events = [
+      {
+        type: 'RUN_STARTED',
+        threadId: 't',
+        runId: 'r2',
+        input: {
+          threadId: 't',
+          runId: 'r2',
+          messages: [],
+          tools: [],
+          context: [],
+          state: {},
+          forwardedProps: {},
+          resume: [
+            { interruptId: 'appr_1', status: 'resolved', payload: { approved: true } },
+            { interruptId: 'appr_2', status: 'cancelled', payload: { approved: true } },
+            { interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+          ],
+        },
+      },
+      { type: 'RUN_FINISHED', threadId: 't', runId: 'r2' },
+    ];
+    const back = read(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), 'ag-ui');
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    assert.deepEqual(waits(back).slice(0, 3), [
+      { type: 'tool-approval-response', approvalId: 'appr_1', approved: true },
+      { type: 'tool-approval-response', approvalId: 'appr_2', approved: false },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+    ]);
   });
 });

@@ -322,11 +322,25 @@ describe('AG-UI reader: mapping', () => {
     assert.deepEqual(chunked, explicit);
   });
 
-  test('outcomes: interrupt → interrupted (outcome kept), cancelled → run-abort, RUN_ERROR → fatal error', () => {
+  test('outcomes: interrupt → interrupt events, the run ends waiting (outcome kept), cancelled → run-abort, RUN_ERROR → fatal error', () => {
     const interrupt = { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'approval' }] };
     const a = read([RUN, { ...DONE, outcome: interrupt, usage: [{ inputTokens: 3, outputTokens: 2, cachedInputTokens: 1 }] }]);
-    const fa = a.at(-1) as { finishReason: string; usage: unknown; providerMetadata: Record<string, Record<string, unknown>> };
-    assert.equal(fa.finishReason, 'interrupted');
+    const fa = a.at(-1) as {
+      finishReason: string;
+      pending: unknown;
+      usage: unknown;
+      providerMetadata: Record<string, Record<string, unknown>>;
+    };
+    assert.deepEqual(validate(a).issues, []);
+    assert.deepEqual(
+      a.filter((e) => e.type === 'interrupt').map((e) => e.type === 'interrupt' && [e.interruptId, e.reason]),
+      [['i1', 'approval']],
+    );
+    assert.equal(fa.finishReason, 'other');
+    assert.deepEqual(fa.pending, { interruptIds: ['i1'] });
+    // An outcome with no interrupt the reader can use stays "interrupted".
+    const bad = read([RUN, { ...DONE, outcome: { type: 'interrupt', interrupts: [{ id: 1 }] } }]);
+    assert.equal((bad.at(-1) as { finishReason: string }).finishReason, 'interrupted');
     assert.deepEqual(fa.providerMetadata['ag-ui'].outcome, interrupt);
     assert.deepEqual(fa.usage, {
       inputTokens: 3,

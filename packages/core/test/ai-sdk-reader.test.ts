@@ -507,17 +507,48 @@ describe('AI SDK reader: mapping', () => {
     const errors = events.filter((e) => e.type === 'tool-error');
     assert.deepEqual(
       errors.map((e) => e.type === 'tool-error' && [e.toolName, e.error, e.providerMetadata]),
+      [['w', 'boom', undefined]],
+    );
+    // Approvals are canonical events; the denial is the approval answer (tool-output-denied adds nothing).
+    assert.deepEqual(
+      events.filter((e) => e.type.startsWith('tool-approval')).map(({ runId: _r, seq: _s, ts: _t, ...e }) => e),
       [
-        ['w', 'boom', undefined],
-        ['rm', 'denied', { 'ai-sdk': { state: 'output-denied' } }],
+        { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'b', toolName: 'rm' },
+        { type: 'tool-approval-response', approvalId: 'ap1', toolCallId: 'b', approved: false, reason: 'no' },
       ],
     );
-    const customs = events.filter((e) => e.type === 'custom');
     assert.deepEqual(
-      customs.map((e) => e.type === 'custom' && [e.name, e.value]),
+      events.filter((e) => e.type === 'custom'),
+      [],
+    );
+  });
+
+  test("the official server's bare tool-output-denied (a continuation) is a denial; data-interrupt parts are interrupts", () => {
+    const events = readObjects([
+      { type: 'start', messageId: 'm' },
+      { type: 'tool-output-denied', toolCallId: 'b' },
+      { type: 'tool-approval-response', approvalId: 'ap2', approved: false },
+      { type: 'tool-output-denied', toolCallId: 'c' },
+      { type: 'data-interrupt', id: 'i1', data: { interruptId: 'i1', reason: 'input_required', message: 'Which city?' } },
+      { type: 'data-interrupt-response', id: 'i1', data: { interruptId: 'i1', status: 'resolved', payload: 'Paris' } },
+      { type: 'data-interrupt', id: 'i2', data: { interruptId: 'i2' } }, // no reason: not our shape
+      { type: 'finish', finishReason: 'stop' },
+    ]);
+    assert.deepEqual(validate(events).issues, []);
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'run-start' && e.type !== 'run-finish').map(({ runId: _r, seq: _s, ts: _t, ...e }) => e),
       [
-        ['tool-approval-request', { approvalId: 'ap1', toolCallId: 'b' }],
-        ['tool-approval-response', { approvalId: 'ap1', approved: false, reason: 'no' }],
+        {
+          type: 'tool-approval-response',
+          approvalId: 'b',
+          toolCallId: 'b',
+          approved: false,
+          providerMetadata: { 'ai-sdk': { deniedOnly: true } },
+        },
+        { type: 'tool-approval-response', approvalId: 'ap2', approved: false },
+        { type: 'interrupt', interruptId: 'i1', reason: 'input_required', message: 'Which city?' },
+        { type: 'interrupt-response', interruptId: 'i1', status: 'resolved', payload: 'Paris' },
+        { type: 'custom', name: 'data-interrupt', value: { id: 'i2', data: { interruptId: 'i2' } } },
       ],
     );
   });

@@ -83,9 +83,13 @@ function aiSdkTool(p: ToolPart): UIPartLike {
   else if (p.state !== 'input-streaming') out.input = {};
   if (p.state === 'output-available') out.output = p.output ?? null;
   if (p.state === 'output-error') out.errorText = p.errorText ?? 'error';
+  if (p.approval) {
+    // The client's approval object: id, requestReason; approved and reason once answered (not who: ours).
+    const { by: _by, ...approval } = p.approval;
+    out.approval = approval;
+  }
   if (p.providerExecuted !== undefined) out.providerExecuted = p.providerExecuted;
   if (p.preliminary) out.preliminary = true;
-  if (p.approval) out.approval = { ...p.approval };
   if (p.callProviderMetadata) out.callProviderMetadata = p.callProviderMetadata;
   if (p.resultProviderMetadata) out.resultProviderMetadata = p.resultProviderMetadata;
   return out;
@@ -315,6 +319,8 @@ function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: boolean
           const ours: JsonObject = {};
           if (p.providerExecuted) ours.providerExecuted = true;
           if (p.inputError !== undefined) ours.inputError = p.inputError;
+          // The approval (asked, answered, denied): AG-UI messages have no state for it, so it is ours.
+          if (p.approval) ours.approval = { ...p.approval, state: p.state };
           if (Object.keys(ours).length > 0) call.metadata = { [ns]: ours };
           msg.toolCalls ??= [];
           (msg.toolCalls as JsonObject[]).push(call);

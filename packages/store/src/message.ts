@@ -108,6 +108,8 @@ export interface ToolApproval {
   requestReason?: string;
   approved?: boolean;
   reason?: string;
+  /** Who answered (the client's part has no such field: history leaves it out of the AI SDK part). */
+  by?: string;
 }
 
 export interface ToolPart extends PartBase {

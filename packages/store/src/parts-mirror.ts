@@ -57,6 +57,78 @@ export function sourceInfo(e: EventOf<'source'>): SourceInfo {
   return s;
 }
 
+function endText(t: TextState, ts: number, seq: number, pm: ProviderMetadata | undefined): void {
+  t.part.text = t.text.toString();
+  t.part.endSeq = seq;
+  t.part.state = 'done';
+  t.part.endedAt = ts;
+  if (pm) t.part.providerMetadata = pm;
+}
+
+function endReasoning(r: ReasoningState, ts: number, pm: ProviderMetadata | undefined): void {
+  r.part.text = r.text.toString();
+  r.part.state = 'done';
+  r.part.endedAt = ts;
+  r.part.durationMs = ts - r.part.startedAt;
+  const merged = mergeProviderMetadata(r.startPm, pm);
+  if (merged) r.part.providerMetadata = merged;
+}
+
+/** A tool part by call id, searched backwards down to (not including) index `after`: readUIMessageStream's lookups (-1: the whole message). */
+function toolIn(parts: readonly MessagePart[], toolCallId: string, after = -1): ToolPart | undefined {
+  for (let i = parts.length - 1; i > after; i--) {
+    const p = parts[i];
+    if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
+  }
+  return undefined;
+}
+
+/**
+ * An approval asked for, or answered, as the AI SDK client keeps it on the tool part: asked →
+ * `approval-requested` with `approval: { id, requestReason? }`; answered → `approval-responded` with
+ * the answer in `approval` (what `addToolApprovalResponse` sets on the client before it sends),
+ * and a denial then `output-denied` (the encoder's `tool-output-denied`).
+ */
+function approval(
+  m: { parts: MessagePart[]; knownTools: ReadonlySet<string>; earlier: Set<string>; approvals: Map<string, string> },
+  e: EventOf<'tool-approval-request'> | EventOf<'tool-approval-response'>,
+): void {
+  if (e.type === 'tool-approval-request') {
+    const known = m.knownTools.has(e.toolCallId) || m.earlier.has(e.toolCallId);
+    const part = known ? toolIn(m.parts, e.toolCallId) : undefined;
+    if (!part) return;
+    m.approvals.set(e.approvalId, e.toolCallId);
+    part.state = 'approval-requested';
+    part.approval = { id: e.approvalId, ...(e.reason !== undefined ? { requestReason: e.reason } : {}) };
+    return;
+  }
+  const toolCallId = m.approvals.get(e.approvalId) ?? e.toolCallId;
+  if (toolCallId !== undefined && !m.knownTools.has(toolCallId)) m.earlier.add(toolCallId);
+  // The client looks the part up by approval id (the first with it); a denial read from a bare
+  // tool-output-denied sends no approval chunk (the encoder's `deniedOnly`).
+  const chunk = e.providerMetadata?.['ai-sdk']?.deniedOnly !== true;
+  const part = chunk ? m.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId) : undefined;
+  if (part) {
+    part.state = 'approval-responded';
+    part.approval = {
+      ...part.approval,
+      id: e.approvalId,
+      approved: e.approved,
+      ...(e.reason !== undefined ? { reason: e.reason } : {}),
+      ...(e.by !== undefined ? { by: e.by } : {}),
+    };
+    if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
+    if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
+  }
+  if (e.approved || toolCallId === undefined) return;
+  // tool-output-denied settles the call.
+  const denied = toolIn(m.parts, toolCallId);
+  if (!denied) return;
+  denied.state = 'output-denied';
+  denied.endedAt = e.ts;
+  denied.durationMs = e.ts - denied.startedAt;
+}
+
 /** The AI SDK parts of one run, built event by event. */
 export class PartsMirror {
   /** The parts so far (open blocks' text is brought up to date by `flush`). */
@@ -69,9 +141,9 @@ export class PartsMirror {
   private readonly openText = new Map<string, TextState>();
   private readonly openReasoning = new Map<string, ReasoningState>();
   /** Tool calls the encoder knows in this run (it never forgets one). */
-  private readonly knownTools = new Set<string>();
+  readonly knownTools = new Set<string>();
   /** Tool calls of the message this run continues, answered in it (the encoder's `earlier`). */
-  private readonly earlier = new Set<string>();
+  readonly earlier = new Set<string>();
   /** Whether a step has opened in this run (a continuation's answers come before the first). */
   private stepped = false;
   /** Tool calls whose input streams (readUIMessageStream's partialToolCalls). */
@@ -80,7 +152,7 @@ export class PartsMirror {
   private citationCount = 0;
   private readonly dataById = new Map<string, DataPart>();
   /** approvalId → toolCallId of the approvals asked in this run. */
-  private readonly approvals = new Map<string, string>();
+  readonly approvals = new Map<string, string>();
   /** Index of the last step-start part (current step = parts after it). */
   private stepIndex = -1;
 
@@ -144,28 +216,11 @@ export class PartsMirror {
 
   private closeStep(ts: number, seq: number): void {
     if (!this.stepOpen) return;
-    for (const t of this.openText.values()) this.endText(t, ts, seq, undefined);
+    for (const t of this.openText.values()) endText(t, ts, seq, undefined);
     this.openText.clear();
-    for (const r of this.openReasoning.values()) this.endReasoning(r, ts, undefined);
+    for (const r of this.openReasoning.values()) endReasoning(r, ts, undefined);
     this.openReasoning.clear();
     this.stepOpen = false;
-  }
-
-  private endText(t: TextState, ts: number, seq: number, pm: ProviderMetadata | undefined): void {
-    t.part.text = t.text.toString();
-    t.part.endSeq = seq;
-    t.part.state = 'done';
-    t.part.endedAt = ts;
-    if (pm) t.part.providerMetadata = pm;
-  }
-
-  private endReasoning(r: ReasoningState, ts: number, pm: ProviderMetadata | undefined): void {
-    r.part.text = r.text.toString();
-    r.part.state = 'done';
-    r.part.endedAt = ts;
-    r.part.durationMs = ts - r.part.startedAt;
-    const merged = mergeProviderMetadata(r.startPm, pm);
-    if (merged) r.part.providerMetadata = merged;
   }
 
   private startText(e: CanonicalEvent & { blockId: string }, pm: ProviderMetadata | undefined): TextState {
@@ -205,20 +260,7 @@ export class PartsMirror {
 
   /** readUIMessageStream's lookup of a static tool part in the current step. */
   private toolInStep(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i > this.stepIndex; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
-  }
-
-  /** readUIMessageStream's getToolInvocation: the current step, then the whole message backwards. */
-  private toolAnywhere(toolCallId: string): ToolPart | undefined {
-    for (let i = this.parts.length - 1; i >= 0; i--) {
-      const p = this.parts[i];
-      if (p.type === 'tool' && p.toolCallId === toolCallId) return p;
-    }
-    return undefined;
+    return toolIn(this.parts, toolCallId, this.stepIndex);
   }
 
   private newTool(e: CanonicalEvent, toolCallId: string, toolName: string): ToolPart {
@@ -245,41 +287,6 @@ export class PartsMirror {
     const part: DataPart = { type: 'data', seq: e.seq, name, data };
     if (e.subagentId !== undefined) part.subagentId = e.subagentId;
     this.parts.push(part);
-  }
-
-  /**
-   * An approval asked for, or answered, as the AI SDK client keeps it on the tool part: asked →
-   * `approval-requested` with `approval: { id, requestReason? }`; answered → `approval-responded` with
-   * the answer in `approval` (what `addToolApprovalResponse` sets on the client before it sends),
-   * and a denial then `output-denied` (the encoder's `tool-output-denied`).
-   */
-  private approval(e: EventOf<'tool-approval-request'> | EventOf<'tool-approval-response'>): void {
-    if (e.type === 'tool-approval-request') {
-      const known = this.knownTools.has(e.toolCallId) || this.earlier.has(e.toolCallId);
-      const part = known ? this.toolAnywhere(e.toolCallId) : undefined;
-      if (!part) return;
-      this.approvals.set(e.approvalId, e.toolCallId);
-      part.state = 'approval-requested';
-      part.approval = { id: e.approvalId, ...(e.reason !== undefined ? { requestReason: e.reason } : {}) };
-      return;
-    }
-    const toolCallId = this.approvals.get(e.approvalId) ?? e.toolCallId;
-    if (toolCallId !== undefined && !this.knownTools.has(toolCallId)) this.earlier.add(toolCallId);
-    // The client looks the part up by approval id (the first with it).
-    const part = this.parts.find((p): p is ToolPart => p.type === 'tool' && p.approval?.id === e.approvalId);
-    if (part) {
-      part.state = 'approval-responded';
-      part.approval = { ...part.approval, id: e.approvalId, approved: e.approved, ...(e.reason !== undefined ? { reason: e.reason } : {}) };
-      if (e.providerExecuted !== undefined) part.providerExecuted = e.providerExecuted;
-      if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
-    }
-    if (e.approved || toolCallId === undefined) return;
-    // tool-output-denied settles the call.
-    const denied = this.toolAnywhere(toolCallId);
-    if (!denied) return;
-    denied.state = 'output-denied';
-    denied.endedAt = e.ts;
-    denied.durationMs = e.ts - denied.startedAt;
   }
 
   /** Follows one event (in seq order, each once). */
@@ -345,7 +352,7 @@ export class PartsMirror {
           t.part.citations = [...(t.part.citations ?? []), ...pending];
           this.pendingCitations.delete(e.blockId);
         }
-        this.endText(t, e.ts, e.seq, e.providerMetadata);
+        endText(t, e.ts, e.seq, e.providerMetadata);
         return;
       }
       case 'reasoning-start':
@@ -360,7 +367,7 @@ export class PartsMirror {
         const r = this.openReasoning.get(e.blockId);
         if (!r) return;
         this.openReasoning.delete(e.blockId);
-        this.endReasoning(r, e.ts, e.providerMetadata);
+        endReasoning(r, e.ts, e.providerMetadata);
         return;
       }
       case 'tool-input-start': {
@@ -425,7 +432,7 @@ export class PartsMirror {
             synthetic.input = {};
           }
         }
-        const part = this.toolAnywhere(e.toolCallId);
+        const part = toolIn(this.parts, e.toolCallId);
         if (!part) return;
         part.endedAt = e.ts;
         part.durationMs = e.ts - part.startedAt;
@@ -449,7 +456,7 @@ export class PartsMirror {
       }
       case 'tool-approval-request':
       case 'tool-approval-response':
-        this.approval(e);
+        approval(this, e);
         return;
       case 'client-tool-call':
         return;

@@ -102,7 +102,9 @@ export function openApiDocument(version = '0.1.0'): Obj {
             '200': sse('AI SDK UI message stream (`x-vercel-ai-ui-message-stream: v1`), ending with `data: [DONE]`.'),
             ...common,
             '404': notFound,
-            '409': error('A run in this chat is in progress on another instance and could not be stopped.'),
+            '409': error(
+              'A run in this chat is in progress on another instance and could not be stopped; or an approval answered before (`approval_answered`) or no longer waiting (`approval_stale`).',
+            ),
             '413': error('Body larger than the limit.'),
             '503': error('The agent is disabled (e.g. its API key is missing).'),
           },
@@ -127,14 +129,14 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['chat'],
           summary: 'AG-UI (`@ag-ui/client` HttpAgent, CopilotKit): RunAgentInput in, AG-UI events out.',
           description:
-            "`threadId` is the chat, `runId` the run; the agent comes from `?agent=` or `forwardedProps.agent`. A `runId` that exists answers that run's stream.",
+            "`threadId` is the chat, `runId` the run; the agent comes from `?agent=` or `forwardedProps.agent`. A `runId` that exists answers that run's stream. `resume` entries and `tool` messages answer what the thread's previous run ended waiting for (a continuation run, docs/gateway.md).",
           parameters: [query('agent', 'Agent to run.', { type: 'string' }), lastEventId, onDisconnect],
           requestBody: { required: true, content: { 'application/json': { schema: ref('RunAgentInput') } } },
           responses: {
             '200': sse('AG-UI events (RUN_STARTED … RUN_FINISHED / RUN_ERROR).'),
             ...common,
             '404': notFound,
-            '409': error('The runId exists in another thread.'),
+            '409': error('The runId exists in another thread; or an approval answered before or no longer waiting.'),
             '413': error('Body larger than the limit.'),
             '503': error('The agent is disabled.'),
           },
@@ -309,6 +311,15 @@ export function openApiDocument(version = '0.1.0'): Obj {
             trigger: { type: 'string', enum: ['submit-message', 'regenerate-message'] },
             messageId: { type: 'string' },
             agent: { type: 'string', description: 'Agent to run (default: the server default, `demo`).' },
+            tools: {
+              type: 'array',
+              description: 'Frontend tools the client runs itself (the agent may call them).',
+              items: {
+                type: 'object',
+                required: ['name'],
+                properties: { name: { type: 'string' }, description: { type: 'string' }, parameters: { type: 'object' } },
+              },
+            },
           },
         },
         RunAgentInput: {
@@ -322,6 +333,15 @@ export function openApiDocument(version = '0.1.0'): Obj {
             tools: { type: 'array' },
             context: { type: 'array' },
             forwardedProps: { type: 'object', properties: { agent: { type: 'string' } } },
+            resume: {
+              type: 'array',
+              description: 'Answers to the interrupts (approvals included) the previous run ended with.',
+              items: {
+                type: 'object',
+                required: ['interruptId', 'status'],
+                properties: { interruptId: { type: 'string' }, status: { type: 'string', enum: ['resolved', 'cancelled'] }, payload: {} },
+              },
+            },
           },
         },
         Chat: {

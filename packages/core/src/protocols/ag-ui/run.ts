@@ -5,7 +5,7 @@
  */
 
 import { isObject } from '../../inputs/decoder.ts';
-import type { FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
+import type { EventInit, EventOf, FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
 import { type Ev, FINISH_REASONS, obj, type ReadState, str, usageOf } from './read-state.ts';
 import type { Spans } from './spans.ts';
 
@@ -29,6 +29,69 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
     if (isObject(outcome) && Array.isArray(outcome.pendingToolCallIds) && outcome.pendingToolCallIds.length > 0) return true;
     for (const id of runCalls) if (!answered.has(id)) return true;
     return false;
+  }
+
+  /**
+   * RUN_FINISHED's outcome back to what the run waits for: an interrupt with reason `tool_approval` and
+   * a toolCallId → tool-approval-request (our encoder's shape), any other → interrupt; the success
+   * outcome's pendingToolCallIds → client-tool-call. Returns how many it read.
+   */
+  function waits(outcome: Record<string, unknown> | undefined): number {
+    let n = 0;
+    if (outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts)) {
+      for (const i of outcome.interrupts) {
+        if (!isObject(i) || !str(i.id) || !str(i.reason)) continue;
+        n++;
+        const meta = obj(i.metadata);
+        const toolCallId = str(i.toolCallId);
+        if (i.reason === 'tool_approval' && toolCallId !== undefined) {
+          const toolName = str(meta?.toolName) ?? s.toolNames.get(toolCallId);
+          emit(defined({ type: 'tool-approval-request', approvalId: i.id, toolCallId, toolName, reason: str(i.message) }) as EventInit);
+          continue;
+        }
+        emit(
+          defined({
+            type: 'interrupt',
+            interruptId: i.id,
+            reason: i.reason,
+            message: str(i.message),
+            toolCallId,
+            value: meta?.value,
+            responseSchema: obj(i.responseSchema),
+            expiresAt: str(i.expiresAt),
+          }) as EventInit,
+        );
+      }
+    }
+    if (outcome?.type === 'success' && Array.isArray(outcome.pendingToolCallIds)) {
+      for (const id of outcome.pendingToolCallIds) {
+        if (!str(id)) continue;
+        n++;
+        emit(defined({ type: 'client-tool-call', toolCallId: id, toolName: s.toolNames.get(id) }) as EventInit);
+      }
+    }
+    return n;
+  }
+
+  /**
+   * RunAgentInput.resume (on RUN_STARTED's input): the answers this run starts with — an entry whose
+   * payload has a boolean `approved` answers an approval (cancelled: a denial), any other an interrupt.
+   */
+  function resumed(input: unknown): void {
+    if (!isObject(input) || !Array.isArray(input.resume)) return;
+    for (const r of input.resume) {
+      if (!isObject(r) || !str(r.interruptId) || (r.status !== 'resolved' && r.status !== 'cancelled')) continue;
+      const payload = obj(r.payload);
+      if (payload && typeof payload.approved === 'boolean') {
+        const e = {
+          type: 'tool-approval-response',
+          approvalId: r.interruptId,
+          approved: r.status === 'resolved' && payload.approved,
+          reason: str(payload.reason),
+        };
+        emit(defined(e) as EventInit);
+      } else emit(defined({ type: 'interrupt-response', interruptId: r.interruptId, status: r.status, payload: r.payload }) as EventInit);
+    }
   }
 
   function runStarted(ev: Ev, m: Record<string, unknown> | undefined, where: Location | undefined): void {
@@ -61,6 +124,7 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
         init = { chatId: str(ev.threadId), parentRunId: str(ev.parentRunId), providerMetadata: { 'ag-ui': x } };
       }
       e.start(defined(init));
+      resumed(ev.input);
     } else {
       flushHeld();
       emit({ type: 'custom', name: 'ag-ui.run-started', value: rest(ev) });
@@ -91,6 +155,11 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
       );
     closeAll();
     flushHeld();
+    const read = m?.abort ? 0 : waits(isObject(ev.outcome) ? ev.outcome : undefined);
+    // Our encoder's outcome is an interrupt when approvals wait too: the client calls are in its pending.
+    const waiting = obj(m?.pending);
+    if (isObject(ev.outcome) && ev.outcome.type === 'interrupt' && Array.isArray(waiting?.toolCallIds))
+      waits({ type: 'success', pendingToolCallIds: waiting.toolCallIds });
     if (m) {
       s.held = m.abort
         ? { type: 'run-abort', reason: str(m.reason) }
@@ -99,6 +168,7 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
             finishReason: FINISH_REASONS.has(m.finishReason as string) ? (m.finishReason as FinishReason) : 'stop',
             rawFinishReason: str(m.rawFinishReason),
             usage: obj(m.usage) as Usage | undefined,
+            pending: obj(m.pending) as EventOf<'run-finish'>['pending'],
             providerMetadata: obj(m.providerMetadata) as ProviderMetadata | undefined,
           };
     } else {
@@ -108,7 +178,9 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
         s.held = { type: 'run-abort' };
         rawExtras(ev, x, where, undefined);
       } else {
-        const finishReason: FinishReason = outcome?.type === 'interrupt' ? 'interrupted' : pending(ev) ? 'tool-calls' : 'stop';
+        // What the outcome waits for was read as events: the run-finish names it (the emitter's pending).
+        const finishReason: FinishReason =
+          outcome?.type === 'interrupt' ? (read > 0 ? 'stop' : 'interrupted') : pending(ev) ? 'tool-calls' : 'stop';
         s.held = {
           type: 'run-finish',
           finishReason,

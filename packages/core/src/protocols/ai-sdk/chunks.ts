@@ -191,15 +191,60 @@ export function createChunkHandler(s: ReadState) {
           });
         } else if (type === 'tool-output-error') {
           s.out.emit({ type: 'tool-error', ...base, error: v.errorText as string, ...(pm ? { providerMetadata: pm } : {}) });
-        } else {
-          // The canonical model has no "denied": a tool error, marked.
-          pm = merge(pm, { [FRAMEWORK]: { state: 'output-denied' } });
-          s.out.emit({ type: 'tool-error', ...base, error: 'denied', providerMetadata: pm as ProviderMetadata });
+        } else if (s.unplacedDenials > 0 && !s.denied.has(v.toolCallId)) {
+          s.unplacedDenials--;
+          s.denied.add(v.toolCallId);
+        } else if (!s.denied.has(v.toolCallId)) {
+          // A denial without its approval answer in the stream (the official server sends only this):
+          // the answer, named by the call's approval when the stream asked it, else by the call.
+          s.denied.add(v.toolCallId);
+          let approvalId = v.toolCallId;
+          for (const [a, c] of s.approvals) if (c === v.toolCallId) approvalId = a;
+          pm = merge(pm, { [FRAMEWORK]: { deniedOnly: true } });
+          s.out.emit({
+            type: 'tool-approval-response',
+            approvalId,
+            toolCallId: v.toolCallId,
+            approved: false,
+            providerMetadata: pm as ProviderMetadata,
+          });
         }
         return;
       }
-      case 'tool-approval-request':
-      case 'tool-approval-response':
+      case 'tool-approval-request': {
+        if (!str(v.approvalId)) return s.invalid(where, 'approvalId', 'a string', v.approvalId);
+        if (!str(v.toolCallId)) return s.invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (v.reason !== undefined && !str(v.reason)) return s.invalid(where, 'reason', 'a string', v.reason);
+        s.ensureStarted();
+        s.approvals.set(v.approvalId, v.toolCallId);
+        const t = s.tools.get(v.toolCallId);
+        const pm = s.extras(v, ['type', 'approvalId', 'toolCallId', 'reason']);
+        const e: EventInit = { type: 'tool-approval-request', approvalId: v.approvalId, toolCallId: v.toolCallId };
+        if (t) e.toolName = t.name;
+        if (str(v.reason)) e.reason = v.reason;
+        if (pm) e.providerMetadata = pm;
+        return s.out.emit(e);
+      }
+      case 'tool-approval-response': {
+        if (!str(v.approvalId)) return s.invalid(where, 'approvalId', 'a string', v.approvalId);
+        if (typeof v.approved !== 'boolean') return s.invalid(where, 'approved', 'a boolean', v.approved);
+        if (v.reason !== undefined && !str(v.reason)) return s.invalid(where, 'reason', 'a string', v.reason);
+        s.ensureStarted();
+        const toolCallId = s.approvals.get(v.approvalId);
+        const pm = merge(
+          s.pmOf(v, where),
+          s.extras(v, ['type', 'approvalId', 'approved', 'reason', 'providerExecuted', 'providerMetadata']),
+        );
+        const e: EventInit = { type: 'tool-approval-response', approvalId: v.approvalId, approved: v.approved };
+        if (toolCallId !== undefined) e.toolCallId = toolCallId;
+        if (str(v.reason)) e.reason = v.reason;
+        if (typeof v.providerExecuted === 'boolean') e.providerExecuted = v.providerExecuted;
+        if (pm) e.providerMetadata = pm;
+        // A denial: the tool-output-denied that follows adds nothing (for a call this stream did not show, the next one).
+        if (!v.approved && toolCallId !== undefined) s.denied.add(toolCallId);
+        else if (!v.approved) s.unplacedDenials++;
+        return s.out.emit(e);
+      }
       case 'steering-message':
       case 'message-metadata':
         return s.custom(type, s.restOf(v, ['type']));

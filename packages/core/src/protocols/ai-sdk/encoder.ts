@@ -316,11 +316,14 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       case 'tool-approval-response': {
         const toolCallId = approvals.get(e.approvalId) ?? e.toolCallId;
         if (toolCallId !== undefined && !tools.has(toolCallId)) earlier.add(toolCallId);
-        const c: AiSdkChunk = { type: 'tool-approval-response', approvalId: e.approvalId, approved: e.approved };
-        if (e.reason !== undefined) c.reason = e.reason;
-        if (e.providerExecuted !== undefined) c.providerExecuted = e.providerExecuted;
-        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-        out.push(c);
+        // Read from a bare tool-output-denied (the official server's denial): no approval chunk to send back.
+        if (e.providerMetadata?.['ai-sdk']?.deniedOnly !== true) {
+          const c: AiSdkChunk = { type: 'tool-approval-response', approvalId: e.approvalId, approved: e.approved };
+          if (e.reason !== undefined) c.reason = e.reason;
+          if (e.providerExecuted !== undefined) c.providerExecuted = e.providerExecuted;
+          if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+          out.push(c);
+        }
         if (!e.approved && toolCallId !== undefined) out.push({ type: 'tool-output-denied', toolCallId });
         return;
       }

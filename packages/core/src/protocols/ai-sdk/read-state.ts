@@ -83,6 +83,23 @@ export function merge(a: ProviderMetadata | undefined, b: ProviderMetadata | und
   return out;
 }
 
+/** Whether a `data-interrupt` / `data-interrupt-response` part's data is the canonical event without its envelope. */
+function isInterruptData(name: string, d: Record<string, unknown>): boolean {
+  const optional = (keys: string[]) => keys.every((k) => d[k] === undefined || str(d[k]));
+  if (!str(d.interruptId)) return false;
+  if (name === 'interrupt')
+    return (
+      str(d.reason) &&
+      optional(['message', 'toolCallId', 'expiresAt']) &&
+      (d.responseSchema === undefined || isObject(d.responseSchema)) &&
+      (d.providerMetadata === undefined || isObject(d.providerMetadata)) &&
+      onlyKeys(d, ['interruptId', 'reason', 'message', 'toolCallId', 'value', 'responseSchema', 'expiresAt', 'providerMetadata'])
+    );
+  return (
+    (d.status === 'resolved' || d.status === 'cancelled') && optional(['by']) && onlyKeys(d, ['interruptId', 'status', 'payload', 'by'])
+  );
+}
+
 /** The state of one AI SDK reader. */
 export type ReadState = ReturnType<typeof createReadState>;
 
@@ -102,6 +119,12 @@ export function createReadState(options: AiSdkDecoderOptions) {
     texts,
     reasonings,
     tools,
+    /** approvalId → toolCallId of the tool-approval-request chunks read. */
+    approvals: new Map<string, string>(),
+    /** Tool calls whose denial was read (a tool-output-denied after it adds nothing). */
+    denied: new Set<string>(),
+    /** Denials read for calls the stream did not show (a continuation): each covers the next tool-output-denied. */
+    unplacedDenials: 0,
     messageId: undefined as string | undefined,
     step: undefined as string | undefined,
     stepCount: 0,
@@ -427,6 +450,13 @@ export function createReadState(options: AiSdkDecoderOptions) {
         if (!isObject(d) || !str(d.name) || !('value' in d) || !onlyKeys(d, ['name', 'value'])) return false;
         out.emit({ type: 'custom', name: d.name, value: d.value as Json });
         return true;
+      case 'interrupt':
+      case 'interrupt-response': {
+        // Our encoder's interrupts: the canonical event without its envelope.
+        if (!isObject(d) || !isInterruptData(name, d)) return false;
+        out.emit({ type: name, ...d } as EventInit);
+        return true;
+      }
       default:
         return false;
     }
