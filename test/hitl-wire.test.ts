@@ -13,12 +13,14 @@ import {
   createAgUiEncoder,
   createAiSdkEncoder,
   createDecoder,
+  createWsEncoder,
   type EventInit,
   framed,
   type Machine,
 } from '../packages/core/src/index.ts';
 import { validate } from '../packages/core/src/model/validate.ts';
 import { validateAiSdkChunks } from '../packages/core/src/protocols/ai-sdk/schema.ts';
+import { validateWsEvents } from '../packages/core/src/schema.ts';
 import { runAgUi, schemaIssues } from './support/ag-ui-oracle.ts';
 import { parseAiSdkSse } from './support/ai-sdk-oracle.ts';
 
@@ -457,5 +459,58 @@ describe('readers: the same wire back to canonical', () => {
       { type: 'tool-approval-response', approvalId: 'appr_2', approved: false },
       { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
     ]);
+  });
+});
+
+describe('WebSocket contract: tool_approval_request, client_tool_call, interrupt frames', () => {
+  test('the frames validate, and read back to the same events and pending', () => {
+    const events = [
+      ...lines([
+        { type: 'approval_request', data: { id: 'c1', name: 'rm', input: {}, approval_id: 'appr_1', reason: 'Sure?' } },
+        { type: 'client_tool_call', data: { id: 'c2', name: 'get_location' } },
+        { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+        { type: 'done' },
+      ]),
+    ];
+    const enc = createWsEncoder();
+    const frames = [...events.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    const pick = (type: string) => frames.find((f) => f.type === type) as Record<string, unknown>;
+    const { type, approval_id, tool_call_id, tool_name, reason } = pick('tool_approval_request');
+    assert.deepEqual(
+      { type, approval_id, tool_call_id, tool_name, reason },
+      { type: 'tool_approval_request', approval_id: 'appr_1', tool_call_id: 'c1', tool_name: 'rm', reason: 'Sure?' },
+    );
+    assert.deepEqual(pick('complete').pending, { approval_ids: ['appr_1'], tool_call_ids: ['c2'], interrupt_ids: ['int_1'] });
+    const d = createDecoder('ws', { runId: 'run_1', messageId: 'msg_1', now: () => 0 });
+    const back = [...frames.flatMap((f, i) => d.push(f, { line: i + 1 })), ...d.end()];
+    assert.deepEqual(validate(back, { complete: true }).issues, []);
+    const strip = (list: CanonicalEvent[]) =>
+      list
+        .filter(
+          (e) => e.type.includes('approval') || e.type.includes('interrupt') || e.type === 'client-tool-call' || e.type === 'run-finish',
+        )
+        .map(({ seq: _s, ts: _t, ...e }) => e);
+    assert.deepEqual(strip(back), strip(events));
+  });
+
+  test('answers: tool_approval_response and interrupt_response', () => {
+    const second = run('run_2', 'msg_1', [
+      { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'c1', approved: false, reason: 'no', by: 'u1' },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'cancelled' },
+      { type: 'run-finish', finishReason: 'stop' },
+    ]);
+    const enc = createWsEncoder();
+    const frames = [...second.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    assert.deepEqual(
+      frames
+        .filter((f) => f.type.endsWith('_response'))
+        .map(({ type, ...f }) => [type, (f as { approval_id?: string }).approval_id ?? (f as { interrupt_id?: string }).interrupt_id]),
+      [
+        ['tool_approval_response', 'appr_1'],
+        ['interrupt_response', 'int_1'],
+      ],
+    );
   });
 });

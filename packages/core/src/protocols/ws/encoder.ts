@@ -15,7 +15,9 @@
  *   `persisted` when a sequenceNumber is known, `pending` otherwise);
  * - every other canonical kind travels as an extension frame (step_start, step_finish, source, file,
  *   todos, subagent_start / subagent_finish, usage, status, state_snapshot / state_delta, custom, raw);
- *   processing reasoning is a thinking block with `variant: 'processing'`.
+ *   processing reasoning is a thinking block with `variant: 'processing'`;
+ * - a person in the loop: tool_approval_request / tool_approval_response, client_tool_call, interrupt /
+ *   interrupt_response (snake_case fields like tool_use), and `complete.pending` for a run that ends waiting.
  * See docs/protocols/ws.md for the table both ways and what is lost; `reader.ts` reads it back.
  */
 
@@ -50,6 +52,13 @@ const STOP_REASONS: Partial<Record<FinishReason, string>> = {
   'tool-calls': 'tool_use',
   'content-filter': 'refusal',
 };
+
+/** The fields that are set (a frame carries no undefined field). */
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in fields) if (fields[k] !== undefined) out[k] = fields[k];
+  return out;
+}
 
 /** The prototype's `complete.reason` for a canonical finish reason. */
 function completeReason(f: FinishReason): 'success' | 'error' | 'max_turns' {
@@ -379,11 +388,61 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         if (e.durationMs !== undefined) body.durationMs = e.durationMs;
         return send(body);
       }
+      case 'tool-approval-request':
+        return send(
+          defined({
+            type: 'tool_approval_request',
+            approval_id: e.approvalId,
+            tool_call_id: e.toolCallId,
+            tool_name: e.toolName ?? toolNames.get(e.toolCallId),
+            reason: e.reason,
+            providerMetadata: e.providerMetadata,
+          }),
+        );
+      case 'tool-approval-response':
+        return send(
+          defined({
+            type: 'tool_approval_response',
+            approval_id: e.approvalId,
+            tool_call_id: e.toolCallId,
+            approved: e.approved,
+            reason: e.reason,
+            by: e.by,
+            providerExecuted: e.providerExecuted,
+            providerMetadata: e.providerMetadata,
+          }),
+        );
+      case 'client-tool-call':
+        return send(
+          defined({ type: 'client_tool_call', tool_call_id: e.toolCallId, tool_name: e.toolName ?? toolNames.get(e.toolCallId) }),
+        );
+      case 'interrupt':
+        return send(
+          defined({
+            type: 'interrupt',
+            interrupt_id: e.interruptId,
+            reason: e.reason,
+            message: e.message,
+            tool_call_id: e.toolCallId,
+            value: e.value,
+            response_schema: e.responseSchema,
+            expires_at: e.expiresAt,
+            providerMetadata: e.providerMetadata,
+          }),
+        );
+      case 'interrupt-response':
+        return send(defined({ type: 'interrupt_response', interrupt_id: e.interruptId, status: e.status, payload: e.payload, by: e.by }));
       case 'run-finish': {
         closeAll();
         const body: Record<string, unknown> = { type: 'complete' };
         stopReason(e.finishReason, e.rawFinishReason, body);
         body.reason = completeReason(e.finishReason);
+        if (e.pending)
+          body.pending = defined({
+            approval_ids: e.pending.approvalIds,
+            tool_call_ids: e.pending.toolCallIds,
+            interrupt_ids: e.pending.interruptIds,
+          });
         if (e.usage) body.usage = toWsUsage(e.usage);
         if (e.providerMetadata) body.providerMetadata = e.providerMetadata;
         if (aliases) body.stopReason = body.stop_reason;

@@ -158,6 +158,65 @@ export function createFrameHandler(s: ReadState) {
           return s.invalid(where, 'patch', 'a JSON Patch array');
         return s.emit({ type: 'state-delta', patch: v.patch as EventOf<'state-delta'>['patch'] }, v);
       }
+      case 'tool_approval_request': {
+        if (!s.required(v, where, 'approval_id', 'tool_call_id')) return;
+        const e = { type: 'tool-approval-request', approvalId: v.approval_id, toolCallId: v.tool_call_id } as EventInit & {
+          type: 'tool-approval-request';
+        };
+        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
+        if (str(v, 'reason') !== undefined) e.reason = str(v, 'reason');
+        const pm = s.pmOf(v, 'providerMetadata', where);
+        if (pm) e.providerMetadata = pm;
+        return s.emit(e, v);
+      }
+      case 'tool_approval_response': {
+        if (!s.required(v, where, 'approval_id')) return;
+        if (typeof v.approved !== 'boolean') return s.invalid(where, 'approved', 'a boolean');
+        const e = { type: 'tool-approval-response', approvalId: v.approval_id, approved: v.approved } as EventInit & {
+          type: 'tool-approval-response';
+        };
+        for (const [from, to] of [
+          ['tool_call_id', 'toolCallId'],
+          ['reason', 'reason'],
+          ['by', 'by'],
+        ] as const)
+          if (str(v, from) !== undefined) e[to] = str(v, from);
+        if (typeof v.providerExecuted === 'boolean') e.providerExecuted = v.providerExecuted;
+        const pm = s.pmOf(v, 'providerMetadata', where);
+        if (pm) e.providerMetadata = pm;
+        return s.emit(e, v);
+      }
+      case 'client_tool_call': {
+        if (!s.required(v, where, 'tool_call_id')) return;
+        const e = { type: 'client-tool-call', toolCallId: v.tool_call_id } as EventInit & { type: 'client-tool-call' };
+        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
+        return s.emit(e, v);
+      }
+      case 'interrupt': {
+        if (!s.required(v, where, 'interrupt_id', 'reason')) return;
+        const e = { type: 'interrupt', interruptId: v.interrupt_id, reason: v.reason } as EventInit & { type: 'interrupt' };
+        for (const [from, to] of [
+          ['message', 'message'],
+          ['tool_call_id', 'toolCallId'],
+          ['expires_at', 'expiresAt'],
+        ] as const)
+          if (str(v, from) !== undefined) e[to] = str(v, from);
+        if (v.value !== undefined) e.value = v.value as Json;
+        if (isObject(v.response_schema)) e.responseSchema = v.response_schema as JsonObject;
+        const pm = s.pmOf(v, 'providerMetadata', where);
+        if (pm) e.providerMetadata = pm;
+        return s.emit(e, v);
+      }
+      case 'interrupt_response': {
+        if (!s.required(v, where, 'interrupt_id')) return;
+        if (v.status !== 'resolved' && v.status !== 'cancelled') return s.invalid(where, 'status', 'resolved or cancelled');
+        const e = { type: 'interrupt-response', interruptId: v.interrupt_id, status: v.status } as EventInit & {
+          type: 'interrupt-response';
+        };
+        if (v.payload !== undefined) e.payload = v.payload as Json;
+        if (str(v, 'by') !== undefined) e.by = str(v, 'by');
+        return s.emit(e, v);
+      }
       case 'custom':
         if (!s.required(v, where, 'name')) return;
         return s.emit({ type: 'custom', name: v.name as string, value: (v.value ?? null) as Json }, v);

@@ -154,6 +154,14 @@ export const wsCompleteSchema = frame('complete', {
   usage: wsUsageSchema.optional(),
   aborted: z.literal(true).optional(),
   abortReason: z.string().optional(),
+  pending: z
+    .strictObject({
+      approval_ids: z.array(z.string()).optional(),
+      tool_call_ids: z.array(z.string()).optional(),
+      interrupt_ids: z.array(z.string()).optional(),
+    })
+    .optional()
+    .describe('Extension: the run ended waiting for these answers (the next run continues).'),
   providerMetadata,
   stopReason: z.string().nullable().optional(),
 });
@@ -234,6 +242,39 @@ export const wsStateDeltaSchema = frame('state_delta', {
     }),
   ),
 });
+export const wsToolApprovalRequestSchema = frame('tool_approval_request', {
+  approval_id: z.string(),
+  tool_call_id: z.string().describe('The tool_use that waits for approval.'),
+  tool_name: z.string().optional(),
+  reason: z.string().optional(),
+  providerMetadata,
+});
+export const wsToolApprovalResponseSchema = frame('tool_approval_response', {
+  approval_id: z.string(),
+  tool_call_id: z.string().optional(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  by: z.string().optional(),
+  providerExecuted: z.boolean().optional(),
+  providerMetadata,
+});
+export const wsClientToolCallSchema = frame('client_tool_call', { tool_call_id: z.string(), tool_name: z.string().optional() });
+export const wsInterruptSchema = frame('interrupt', {
+  interrupt_id: z.string(),
+  reason: z.string(),
+  message: z.string().optional(),
+  tool_call_id: z.string().optional(),
+  value: json.optional(),
+  response_schema: z.record(z.string(), json).optional(),
+  expires_at: z.string().optional(),
+  providerMetadata,
+});
+export const wsInterruptResponseSchema = frame('interrupt_response', {
+  interrupt_id: z.string(),
+  status: z.enum(['resolved', 'cancelled']),
+  payload: json.optional(),
+  by: z.string().optional(),
+});
 export const wsCustomSchema = frame('custom', { name: z.string(), value: json });
 export const wsRawSchema = frame('raw', { source: z.string(), event: json, reason: z.string().optional(), where: location.optional() });
 
@@ -261,6 +302,11 @@ export const wsEventSchema = z.discriminatedUnion('type', [
   wsStateDeltaSchema,
   wsCustomSchema,
   wsRawSchema,
+  wsToolApprovalRequestSchema,
+  wsToolApprovalResponseSchema,
+  wsClientToolCallSchema,
+  wsInterruptSchema,
+  wsInterruptResponseSchema,
 ]);
 
 /** One `agent:event` frame. */
