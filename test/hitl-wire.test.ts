@@ -13,6 +13,7 @@ import {
   createAgUiEncoder,
   createAiSdkEncoder,
   createDecoder,
+  createDsAgentEncoder,
   createWsEncoder,
   type EventInit,
   framed,
@@ -20,7 +21,7 @@ import {
 } from '../packages/core/src/index.ts';
 import { validate } from '../packages/core/src/model/validate.ts';
 import { validateAiSdkChunks } from '../packages/core/src/protocols/ai-sdk/schema.ts';
-import { validateWsEvents } from '../packages/core/src/schema.ts';
+import { validateDsAgentMessages, validateWsEvents } from '../packages/core/src/schema.ts';
 import { runAgUi, schemaIssues } from './support/ag-ui-oracle.ts';
 import { parseAiSdkSse } from './support/ai-sdk-oracle.ts';
 
@@ -510,6 +511,52 @@ describe('WebSocket contract: tool_approval_request, client_tool_call, interrupt
       [
         ['tool_approval_response', 'appr_1'],
         ['interrupt_response', 'int_1'],
+      ],
+    );
+  });
+});
+
+describe('DSAgentRunMessage: approval and interrupt messages to the chat component', () => {
+  test('they validate and read back', () => {
+    const events = [
+      ...lines([
+        { type: 'approval_request', data: { id: 'c1', name: 'delete_file', input: { path: 'notes.txt' }, reason: 'Sure?' } },
+        { type: 'interrupt', data: { id: 'int_1', reason: 'input_required', message: 'Which city?', value: { q: 1 } } },
+        { type: 'done' },
+      ]),
+    ];
+    const enc = createDsAgentEncoder();
+    const messages = [...events.flatMap((e) => enc.push(e)), ...enc.end()];
+    assert.deepEqual(validateDsAgentMessages(messages).issues, []);
+    const approval = messages.find((m) => m.metadata.message_type === 'tool_approval_request');
+    assert.deepEqual(approval?.metadata, {
+      component: 'chat',
+      message_type: 'tool_approval_request',
+      approval_id: 'approval_c1',
+      tool_id: 'c1',
+      tool_name: 'delete_file',
+      reason: 'Sure?',
+      title: '✋ Approve delete_file?',
+      status: 'pending',
+    });
+    const d = createDecoder('dsagent', { runId: 'run_1', now: () => 0 });
+    const back = [...messages.flatMap((m, i) => d.push(m, { line: i + 1 })), ...d.end()];
+    const pick = (list: CanonicalEvent[]) =>
+      list.filter((e) => e.type === 'tool-approval-request' || e.type === 'interrupt').map(({ runId: _r, seq: _s, ts: _t, ...e }) => e);
+    assert.deepEqual(pick(back), pick(events));
+    const second = run('run_2', 'msg_1', [
+      { type: 'tool-approval-response', approvalId: 'approval_c1', toolCallId: 'c1', approved: false, by: 'u1' },
+      { type: 'interrupt-response', interruptId: 'int_1', status: 'resolved', payload: 'Paris' },
+      { type: 'run-finish', finishReason: 'stop' },
+    ]);
+    const enc2 = createDsAgentEncoder();
+    const answers = [...second.flatMap((e) => enc2.push(e)), ...enc2.end()];
+    assert.deepEqual(validateDsAgentMessages(answers).issues, []);
+    assert.deepEqual(
+      answers.map((m) => [m.metadata.message_type, (m.metadata as { title?: string }).title]),
+      [
+        ['tool_approval_response', '🚫 Denied'],
+        ['interrupt_response', '✅ Answered'],
       ],
     );
   });

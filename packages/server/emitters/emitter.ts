@@ -38,6 +38,10 @@ export interface AgentRequest {
   chatId?: string;
   runId?: string;
   messages: RequestMessage[];
+  /** Frontend tools the client declared: call one with `clientToolCall`. */
+  tools?: { name: string; description?: string; parameters?: Record<string, unknown> }[];
+  /** Answers to interrupts (AG-UI resume entries that are not approvals). */
+  resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[];
 }
 
 /** Where the emitter writes: a Node writable (default `process.stdout`). */
@@ -107,6 +111,40 @@ export class Emitter {
     this.emit('tool_result', isError ? { tool_use_id: toolUseId, content, is_error: true } : { tool_use_id: toolUseId, content });
   }
 
+  /**
+   * A tool call that waits for a person's approval (`approval_request`). End the run after it
+   * (`done()`): the next run's request carries the answer (the call's part in state
+   * `approval-responded`, `approval.approved`; see docs/agents.md).
+   */
+  approvalRequest(
+    id: string,
+    name: string,
+    input: Record<string, unknown> = {},
+    options: { approvalId?: string; reason?: string } = {},
+  ): void {
+    this.emit('approval_request', dropUndefined({ id, name, input, approval_id: options.approvalId, reason: options.reason }));
+  }
+
+  /**
+   * A tool call the client runs (`client_tool_call`, a frontend tool the request declared in `tools`).
+   * End the run after it: the next run's request carries the output (state `output-available`).
+   */
+  clientToolCall(id: string, name: string, input: Record<string, unknown> = {}): void {
+    this.emit('client_tool_call', { id, name, input });
+  }
+
+  /** The agent stops to ask for something (`interrupt`); the next run's request carries the answer in `resume`. */
+  interrupt(
+    id: string,
+    reason: string,
+    options: { message?: string; value?: unknown; responseSchema?: Record<string, unknown> } = {},
+  ): void {
+    this.emit(
+      'interrupt',
+      dropUndefined({ id, reason, message: options.message, value: options.value, response_schema: options.responseSchema }),
+    );
+  }
+
   /** A new todo list (`todo_create`). */
   todoCreate(items: readonly Todo[]): void {
     this.emit('todo_create', { items });
@@ -167,6 +205,9 @@ export const emitThink = (thought: string, id?: string): void => emitter.think(t
 export const emitToolUse = (id: string, name: string, input?: Record<string, unknown>): void => emitter.toolUse(id, name, input);
 export const emitToolResult = (toolUseId: string, content: unknown, isError?: boolean): void =>
   emitter.toolResult(toolUseId, content, isError);
+export const emitApprovalRequest = (...args: Parameters<Emitter['approvalRequest']>): void => emitter.approvalRequest(...args);
+export const emitClientToolCall = (...args: Parameters<Emitter['clientToolCall']>): void => emitter.clientToolCall(...args);
+export const emitInterrupt = (...args: Parameters<Emitter['interrupt']>): void => emitter.interrupt(...args);
 export const emitTodoCreate = (items: readonly Todo[]): void => emitter.todoCreate(items);
 export const emitTodoUpdate = (items: readonly Todo[]): void => emitter.todoUpdate(items);
 export const emitTodoDone = (which: Parameters<Emitter['todoDone']>[0]): void => emitter.todoDone(which);
@@ -186,8 +227,11 @@ export const flush = (): Promise<void> => emitter.flush();
 
 // Seed 000's names, for agents ported from Python.
 export {
+  emitApprovalRequest as emit_approval_request,
+  emitClientToolCall as emit_client_tool_call,
   emitDone as emit_done,
   emitError as emit_error,
+  emitInterrupt as emit_interrupt,
   emitResult as emit_result,
   emitStart as emit_start,
   emitStatus as emit_status,

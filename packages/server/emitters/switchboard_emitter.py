@@ -33,6 +33,9 @@ __all__ = [
     "emit_think",
     "emit_tool_use",
     "emit_tool_result",
+    "emit_approval_request",
+    "emit_client_tool_call",
+    "emit_interrupt",
     "emit_todo_create",
     "emit_todo_update",
     "emit_todo_done",
@@ -126,6 +129,40 @@ class Emitter:
             data["is_error"] = True
         self.emit("tool_result", data)
 
+    # A person in the loop ---------------------------------------------------------------------
+
+    def approval_request(
+        self,
+        id: str,
+        name: str,
+        input: Optional[Mapping[str, Any]] = None,
+        approval_id: Optional[str] = None,
+        reason: Optional[str] = None,
+    ) -> None:
+        """A tool call that waits for a person's approval (``approval_request``). End the run after it
+        (``done()``): the next run's request carries the answer (the call's part in state
+        ``approval-responded`` with ``approval.approved``; see docs/agents.md)."""
+        data = {"id": id, "name": name, "input": dict(input or {}), "approval_id": approval_id, "reason": reason}
+        self.emit("approval_request", _drop_none(data))
+
+    def client_tool_call(self, id: str, name: str, input: Optional[Mapping[str, Any]] = None) -> None:
+        """A tool call the client runs (``client_tool_call``, a frontend tool of the request's ``tools``).
+        End the run after it: the next run's request carries the output (state ``output-available``)."""
+        self.emit("client_tool_call", {"id": id, "name": name, "input": dict(input or {})})
+
+    def interrupt(
+        self,
+        id: str,
+        reason: str,
+        message: Optional[str] = None,
+        value: Any = None,
+        response_schema: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        """The agent stops to ask for something (``interrupt``); the next run's request carries the
+        answer in ``resume``."""
+        data = {"id": id, "reason": reason, "message": message, "value": value, "response_schema": response_schema}
+        self.emit("interrupt", _drop_none(data))
+
     # Plans and subagents ---------------------------------------------------------------------
 
     def todo_create(self, items: Iterable[Todo]) -> None:
@@ -187,6 +224,30 @@ def emit_tool_use(id: str, name: str, input: Optional[Mapping[str, Any]] = None)
 
 def emit_tool_result(tool_use_id: str, content: Any, is_error: bool = False) -> None:
     _default.tool_result(tool_use_id, content, is_error)
+
+
+def emit_approval_request(
+    id: str,
+    name: str,
+    input: Optional[Mapping[str, Any]] = None,
+    approval_id: Optional[str] = None,
+    reason: Optional[str] = None,
+) -> None:
+    _default.approval_request(id, name, input, approval_id, reason)
+
+
+def emit_client_tool_call(id: str, name: str, input: Optional[Mapping[str, Any]] = None) -> None:
+    _default.client_tool_call(id, name, input)
+
+
+def emit_interrupt(
+    id: str,
+    reason: str,
+    message: Optional[str] = None,
+    value: Any = None,
+    response_schema: Optional[Mapping[str, Any]] = None,
+) -> None:
+    _default.interrupt(id, reason, message, value, response_schema)
 
 
 def emit_todo_create(items: Iterable[Todo]) -> None:

@@ -19,6 +19,8 @@
  *   false`, the whole content, joined once); all three share `stream_id`;
  * - `message_id`: `msg_<hex>`, one per message (DeepSearchAgents' own form), derived from the run id,
  *   the event's seq and the message's place among that event's messages, so a replay gives the same ids.
+ * - a person in the loop (extensions): tool_approval_request / tool_approval_response and interrupt /
+ *   interrupt_response chat messages (a client tool call needs none: its tool_call is the message);
  * See docs/protocols/dsagent.md for the table both ways and what is lost; `reader.ts` reads
  * it back.
  */
@@ -178,6 +180,53 @@ function toolInvocation(e: EventOf<'tool-input-end'>): { badge: Record<string, u
     md.has_imports = /^\s*(import|from)\s+/m.test(code);
   }
   return { badge, content, md };
+}
+
+/** The chat message of a person-in-the-loop event (our extensions); none for any other event. */
+function waitMessage(e: CanonicalEvent, toolNames: ReadonlyMap<string, string>): { content: string; md: Record<string, unknown> }[] {
+  switch (e.type) {
+    case 'tool-approval-request': {
+      const name = e.toolName ?? toolNames.get(e.toolCallId);
+      const md: Record<string, unknown> = { component: 'chat', message_type: 'tool_approval_request', approval_id: e.approvalId };
+      md.tool_id = e.toolCallId;
+      if (name !== undefined) md.tool_name = name;
+      if (e.reason !== undefined) md.reason = e.reason;
+      md.title = `✋ Approve ${name ?? 'tool'}?`;
+      md.status = 'pending';
+      return [{ content: e.reason ?? '', md }];
+    }
+    case 'tool-approval-response': {
+      const md: Record<string, unknown> = { component: 'chat', message_type: 'tool_approval_response', approval_id: e.approvalId };
+      if (e.toolCallId !== undefined) md.tool_id = e.toolCallId;
+      md.approved = e.approved;
+      if (e.reason !== undefined) md.reason = e.reason;
+      if (e.by !== undefined) md.by = e.by;
+      md.title = e.approved ? '✅ Approved' : '🚫 Denied';
+      md.status = 'done';
+      return [{ content: e.reason ?? '', md }];
+    }
+    case 'interrupt': {
+      const md: Record<string, unknown> = { component: 'chat', message_type: 'interrupt', interrupt_id: e.interruptId, reason: e.reason };
+      if (e.toolCallId !== undefined) md.tool_id = e.toolCallId;
+      if (e.value !== undefined) md.value = e.value;
+      if (e.responseSchema !== undefined) md.response_schema = e.responseSchema;
+      if (e.expiresAt !== undefined) md.expires_at = e.expiresAt;
+      md.title = '✋ Input needed';
+      md.status = 'pending';
+      return [{ content: e.message ?? '', md }];
+    }
+    case 'interrupt-response': {
+      const md: Record<string, unknown> = { component: 'chat', message_type: 'interrupt_response', interrupt_id: e.interruptId };
+      md.interrupt_status = e.status;
+      if (e.payload !== undefined) md.payload = e.payload;
+      if (e.by !== undefined) md.by = e.by;
+      md.title = e.status === 'resolved' ? '✅ Answered' : '🚫 Cancelled';
+      md.status = 'done';
+      return [{ content: '', md }];
+    }
+    default:
+      return [];
+  }
 }
 
 /** Creates the DSAgentRunMessage encoder (push canonical events, get messages). */
@@ -563,7 +612,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
         ended = true;
         return;
       default:
-        // No DSAgentRunMessage for it (see docs/protocols/dsagent.md, "lost").
+        for (const w of waitMessage(e, toolNames)) send(w.content, w.md, step?.number); // else none (dsagent.md, "lost")
         return;
     }
   }

@@ -52,6 +52,9 @@ export interface DsAgentDecoderOptions extends DecoderOptions {
 
 type Meta = Record<string, unknown>;
 
+/** Our person-in-the-loop message types (extensions). */
+const WAIT_TYPES = new Set(['tool_approval_request', 'tool_approval_response', 'interrupt', 'interrupt_response']);
+
 function str(o: Meta, key: string): string | undefined {
   return typeof o[key] === 'string' ? (o[key] as string) : undefined;
 }
@@ -92,6 +95,72 @@ function answerText(content: string): string {
   if (content.startsWith('**Final answer:**\n') && content.endsWith('\n')) return content.slice(18, -1);
   if (content.startsWith('**Final answer:**')) return content.slice(17).trimStart();
   return content;
+}
+
+/** The person-in-the-loop messages (our extensions) back to their canonical events. */
+function waitMessage(
+  out: Emitter,
+  invalid: (where: Location | undefined, field: string, expected: string, code?: string) => void,
+  type: string,
+  content: string,
+  md: Meta,
+  where?: Location,
+): void {
+  const fields = (pairs: [string, string][]): Record<string, unknown> => {
+    const o: Record<string, unknown> = {};
+    for (const [from, to] of pairs) if (md[from] !== undefined) o[to] = md[from];
+    return o;
+  };
+  const id = str(md, type.startsWith('interrupt') ? 'interrupt_id' : 'approval_id');
+  if (id === undefined)
+    return invalid(where, `metadata.${type.startsWith('interrupt') ? 'interrupt_id' : 'approval_id'}`, 'a string', 'missing_field');
+  const text = content !== '' ? content : undefined;
+  if (type === 'tool_approval_request') {
+    const toolCallId = str(md, 'tool_id');
+    if (toolCallId === undefined) return invalid(where, 'metadata.tool_id', 'a string', 'missing_field');
+    return out.emit({
+      type: 'tool-approval-request',
+      approvalId: id,
+      toolCallId,
+      ...fields([
+        ['tool_name', 'toolName'],
+        ['reason', 'reason'],
+      ]),
+    } as EventInit);
+  }
+  if (type === 'tool_approval_response')
+    return out.emit({
+      type: 'tool-approval-response',
+      approvalId: id,
+      approved: md.approved === true,
+      ...fields([
+        ['tool_id', 'toolCallId'],
+        ['reason', 'reason'],
+        ['by', 'by'],
+      ]),
+    } as EventInit);
+  if (type === 'interrupt')
+    return out.emit({
+      type: 'interrupt',
+      interruptId: id,
+      reason: str(md, 'reason') ?? 'input_required',
+      ...(text !== undefined ? { message: text } : {}),
+      ...fields([
+        ['tool_id', 'toolCallId'],
+        ['value', 'value'],
+        ['response_schema', 'responseSchema'],
+        ['expires_at', 'expiresAt'],
+      ]),
+    } as EventInit);
+  return out.emit({
+    type: 'interrupt-response',
+    interruptId: id,
+    status: md.interrupt_status === 'cancelled' ? 'cancelled' : 'resolved',
+    ...fields([
+      ['payload', 'payload'],
+      ['by', 'by'],
+    ]),
+  } as EventInit);
 }
 
 /** Creates the reader of DSAgentRunMessage streams (framework `dsagent`). */
@@ -429,6 +498,7 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
       case 'final_answer':
         return finalAnswer(content, md);
       default: {
+        if (WAIT_TYPES.has(type)) return waitMessage(out, invalid, type, content, md, where);
         const e: EventInit = {
           type: 'raw',
           source: SOURCE,

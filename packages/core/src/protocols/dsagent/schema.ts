@@ -203,6 +203,49 @@ export const finalAnswerSchema = meta('final_answer', {
   answer_format: z.literal('json').optional(),
 });
 
+/** Extension: a tool call that waits for a person's approval (the chat shows Approve / Deny). */
+export const toolApprovalRequestSchema = meta('tool_approval_request', {
+  component,
+  approval_id: z.string(),
+  tool_id: z.string(),
+  tool_name: z.string().optional(),
+  reason: z.string().optional(),
+  title: z.string(),
+  status: z.literal('pending'),
+});
+/** Extension: the answer to a tool approval. */
+export const toolApprovalResponseSchema = meta('tool_approval_response', {
+  component,
+  approval_id: z.string(),
+  tool_id: z.string().optional(),
+  approved: z.boolean(),
+  reason: z.string().optional(),
+  by: z.string().optional(),
+  title: z.string(),
+  status: z.literal('done'),
+});
+/** Extension: the agent stops to ask for something (an interrupt), and the answer. */
+export const interruptSchema = meta('interrupt', {
+  component,
+  interrupt_id: z.string(),
+  reason: z.string(),
+  tool_id: z.string().optional(),
+  value: json.optional(),
+  response_schema: z.record(z.string(), json).optional(),
+  expires_at: z.string().optional(),
+  title: z.string(),
+  status: z.literal('pending'),
+});
+export const interruptResponseSchema = meta('interrupt_response', {
+  component,
+  interrupt_id: z.string(),
+  interrupt_status: z.enum(['resolved', 'cancelled']),
+  payload: json.optional(),
+  by: z.string().optional(),
+  title: z.string(),
+  status: z.literal('done'),
+});
+
 /** The metadata of every message type, discriminated on `message_type`. */
 export const dsAgentMetadataSchema = z.discriminatedUnion('message_type', [
   planningHeaderSchema,
@@ -220,6 +263,10 @@ export const dsAgentMetadataSchema = z.discriminatedUnion('message_type', [
   errorSchema,
   actionFooterSchema,
   finalAnswerSchema,
+  toolApprovalRequestSchema,
+  toolApprovalResponseSchema,
+  interruptSchema,
+  interruptResponseSchema,
 ]);
 
 /** One DSAgentRunMessage, as `websocket.send_json(message.model_dump(mode='json'))` sends it. */
