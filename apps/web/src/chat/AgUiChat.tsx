@@ -7,6 +7,13 @@
  * Like the AI SDK mode: Enter while an answer streams queues; leaving the chat leaves its run going
  * and reopening resumes it (posting the run's id again answers that run's stream from its start);
  * Stop aborts the run explicitly (run-control.ts); Retry, Regenerate and Edit resend a turn.
+ *
+ * A person in the loop (issue 15): every run declares the frontend tools (`tools`, client-tools.ts).
+ * A run that ends with an interrupt outcome leaves its approvals on the tool cards (Approve / Deny);
+ * the answer is a new run of the same conversation with `resume` ({ interruptId, status: 'resolved',
+ * payload: { approved } }). A run that leaves a frontend tool call to the client (`get_location`) is
+ * answered here, and a new run carries the output as a `tool` message. Both add to the message
+ * they continue.
  */
 import { HttpAgent } from '@ag-ui/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -14,11 +21,12 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { tappedFetch } from '../inspector/tap.ts';
 import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
 import { newId } from '../lib/ids.ts';
-import { type ChatMessage, isRecord } from '../lib/types.ts';
+import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
 import { THROTTLE_MS } from './AiSdkChat.tsx';
 import { AgUiMessageBuilder, toAgUiMessages } from './agui.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
+import { FRONTEND_TOOLS, type FrontendCall, frontendCallsWaiting, runFrontendTool } from './client-tools.ts';
 import { readableError } from './errors.ts';
 import { MessageList, type QueuedMessage } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
@@ -33,6 +41,24 @@ function describe(err: unknown): string {
 }
 
 const userMessage = (text: string): ChatMessage => ({ id: newId(), role: 'user', parts: [{ type: 'text', text }] });
+
+/** An AG-UI resume entry (`RunAgentInput.resume`). */
+interface ResumeEntry {
+  interruptId: string;
+  status: 'resolved' | 'cancelled';
+  payload?: unknown;
+}
+
+/** A run that goes on with the last message of `before` (an answer to what it waited for). */
+interface Continuation {
+  resume?: ResumeEntry[];
+}
+
+/** `message` with the parts that `match` replaced by `change` of them. */
+function withPart(message: ChatMessage, match: (p: LoosePart) => boolean, change: (p: LoosePart) => LoosePart): ChatMessage {
+  const parts = (message.parts as unknown as LoosePart[]).map((p) => (match(p) ? change(p) : p));
+  return { ...message, parts: parts as unknown as ChatMessage['parts'] };
+}
 
 export function AgUiChat({
   chatId,
@@ -60,13 +86,18 @@ export function AgUiChat({
   const unmounted = useRef(false);
   const control = useRunControl(() => running.current?.abortRun());
 
-  /** Runs one turn: `before` is the conversation it answers; `runId` an existing run to follow. */
+  const runRef = useRef<(before: ChatMessage[], runId?: string, more?: Continuation) => Promise<void>>(async () => {});
+  /**
+   * Runs one turn: `before` is the conversation it answers; `runId` an existing run to follow;
+   * `more` when it continues the last message of `before` (with `resume` entries for approvals).
+   */
   const run = useCallback(
-    async (before: ChatMessage[], runId = newId()) => {
+    async (before: ChatMessage[], runId = newId(), more?: Continuation) => {
       setError(undefined);
       setMessages(before);
       setBusy(true);
-      const builder = new AgUiMessageBuilder(newId());
+      const continued = more ? before.at(-1) : undefined;
+      const builder = new AgUiMessageBuilder(newId(), continued?.role === 'assistant' ? continued : undefined);
       const http = new HttpAgent({
         url: AGUI_URL,
         threadId: chatId,
@@ -90,7 +121,12 @@ export function AgUiChat({
       };
       try {
         await http.runAgent(
-          { runId, forwardedProps: { agent } },
+          {
+            runId,
+            forwardedProps: { agent },
+            tools: FRONTEND_TOOLS.map((t) => ({ ...t })),
+            ...(more?.resume ? { resume: more.resume } : {}),
+          },
           {
             onEvent: ({ event }) => {
               builder.apply(event as unknown as { type: string } & Record<string, unknown>);
@@ -109,22 +145,69 @@ export function AgUiChat({
         running.current = undefined;
         if (!unmounted.current) {
           setBusy(false);
-          const h = await loadHistory(chatId);
-          if (h.ok && h.data.length === messagesRef.current.length && h.data.length > 0) setMessages(h.data);
+          // A run that ended waiting goes on with the reader's answer: keep the live message (the
+          // answer adds to it) rather than history's copy.
+          const waiting = builder.waiting && !builder.error;
+          if (!waiting) {
+            const h = await loadHistory(chatId);
+            if (h.ok && h.data.length === messagesRef.current.length && h.data.length > 0) setMessages(h.data);
+          }
           onRunEnd();
+          const calls = waiting ? builder.pendingFrontendCalls : [];
+          if (calls.length && !builder.waitingForApproval) void answerCalls.current(before, builder.message, calls);
         }
       }
     },
     [agent, chatId, onRunStart, onRunEnd, control.onRun, control.ended],
   );
 
+  runRef.current = run;
+
+  /** Frontend tools: answers the calls of `message` here, then a run with the outputs as `tool` messages. */
+  const answerCalls = useRef(async (before: ChatMessage[], message: ChatMessage, calls: FrontendCall[]) => {
+    let answered = message;
+    for (const call of calls) {
+      const output = await runFrontendTool(call.toolName, call.input);
+      answered = withPart(
+        answered,
+        (p) => p.toolCallId === call.toolCallId,
+        (p) => ({ ...p, state: 'output-available', output }),
+      );
+    }
+    if (!unmounted.current) void runRef.current([...before.filter((m) => m.id !== message.id), answered], newId(), {});
+  });
+
+  /** Approve / Deny: a run that continues the message with the answer as a `resume` entry. */
+  const onApproval = useCallback(
+    (approvalId: string, approved: boolean) => {
+      const all = messagesRef.current;
+      const at = all.findIndex((m) =>
+        (m.parts as unknown as LoosePart[]).some((p) => isRecord(p.approval) && p.approval.id === approvalId),
+      );
+      if (at === -1 || running.current) return;
+      const answered = withPart(
+        all[at],
+        (p) => isRecord(p.approval) && p.approval.id === approvalId,
+        (p) => ({ ...p, state: 'approval-responded', approval: { ...(p.approval as object), approved } }),
+      );
+      void run([...all.slice(0, at), answered], newId(), {
+        resume: [{ interruptId: approvalId, status: 'resolved', payload: { approved } }],
+      });
+    },
+    [run],
+  );
+
   // Reopened mid-answer: follow the run that is still going.
   const resumed = useRef(false);
   useEffect(() => {
     unmounted.current = false;
-    if (resumeRunId && !resumed.current) {
+    if (!resumed.current) {
       resumed.current = true;
-      void run(messagesRef.current, resumeRunId);
+      const last = messagesRef.current.at(-1);
+      // Reopened while the last answer waits for a frontend tool: answer it now.
+      const calls = last?.role === 'assistant' ? frontendCallsWaiting(last.parts as unknown as LoosePart[]) : [];
+      if (resumeRunId) void run(messagesRef.current, resumeRunId);
+      else if (last && calls.length) void answerCalls.current(messagesRef.current, last, calls);
     }
     return () => {
       // Leaving the chat: stop listening; the run goes on on the server (CONTINUE_ON_DISCONNECT).
@@ -186,6 +269,7 @@ export function AgUiChat({
         actions={actions}
         empty={empty}
         sentCount={sentCount}
+        onApproval={onApproval}
       />
       <Composer
         ref={composerRef}

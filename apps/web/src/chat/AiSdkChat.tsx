@@ -13,6 +13,10 @@
  *   run goes on (only an `error` chunk ends it).
  * - When a run ends the conversation is re-read from history (when the server has it), so what the
  *   page shows after the run is exactly what a reload shows — durations measured by the server.
+ * - A person in the loop (issue 15): a tool call waiting for approval has Approve / Deny
+ *   (`addToolApprovalResponse`); a frontend tool call (`get_location`) is answered here
+ *   (`onToolCall` → `addToolOutput`). Either answer sends the conversation on by itself
+ *   (`sendAutomaticallyWhen`, once per answer: client-tools.ts).
  */
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport } from 'ai';
@@ -20,9 +24,10 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { tappedFetch } from '../inspector/tap.ts';
 import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
-import { type ChatMessage, isRecord } from '../lib/types.ts';
+import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
+import { continueAfterAnswers, frontendCallsWaiting, runFrontendTool } from './client-tools.ts';
 import { nonFatalNotice, readableError } from './errors.ts';
 import { MessageList } from './MessageList.tsx';
 import { useRunControl } from './run-control.ts';
@@ -74,6 +79,11 @@ export function AiSdkChat({
     [chatId, onRun, onRunStart],
   );
   const reconcile = useRef<(() => Promise<void>) | undefined>(undefined);
+  // Approval ids and tool call ids answered on this page and not sent yet; calls answered once.
+  const answered = useRef(new Set<string>()).current;
+  const ranTools = useRef(new Set<string>()).current;
+  const sendAutomaticallyWhen = useMemo(() => continueAfterAnswers(answered), [answered]);
+  const answerTool = useRef<(toolName: string, toolCallId: string, input: unknown) => void>(() => {});
   const {
     messages,
     sendMessage,
@@ -85,6 +95,8 @@ export function AiSdkChat({
     clearError,
     experimental_queuedMessages: queued,
     experimental_removeQueuedMessage: removeQueued,
+    addToolApprovalResponse,
+    addToolOutput,
   } = useChat({
     id: chatId,
     messages: initialMessages,
@@ -99,12 +111,45 @@ export function AiSdkChat({
       if (part.type === 'data-status' && isRecord(part.data))
         setStatusLine(typeof part.data.message === 'string' ? part.data.message : String(part.data.status ?? ''));
     },
-    onFinish: () => {
+    onToolCall: ({ toolCall }) => answerTool.current(toolCall.toolName, toolCall.toolCallId, toolCall.input),
+    sendAutomaticallyWhen,
+    onFinish: ({ finishReason }) => {
       setStatusLine(undefined);
       control.ended();
-      void reconcile.current?.();
+      // A run that ended waiting for an answer is continued by the next request (which the answer
+      // may already have started): leave the live messages alone.
+      if (finishReason === 'tool-calls') onRunEnd();
+      else void reconcile.current?.();
     },
   });
+  answerTool.current = (toolName, toolCallId, input) => {
+    if (ranTools.has(toolCallId)) return;
+    const running = runFrontendTool(toolName, input);
+    if (!running) return;
+    ranTools.add(toolCallId);
+    void running.then((output) => {
+      answered.add(toolCallId);
+      void addToolOutput({ tool: toolName, toolCallId, output });
+    });
+  };
+  // Reopened while the last answer waits for a frontend tool (the page that got the call is gone):
+  // answer it now. Once, on open; a run still going is resumed instead, and replays the call.
+  const opened = useRef(false);
+  useEffect(() => {
+    if (opened.current) return;
+    opened.current = true;
+    const last = initialMessages.at(-1);
+    if (resumeRunId !== undefined || last?.role !== 'assistant') return;
+    for (const call of frontendCallsWaiting(last.parts as unknown as LoosePart[]))
+      answerTool.current(call.toolName, call.toolCallId, call.input);
+  }, [initialMessages, resumeRunId]);
+  const onApproval = useCallback(
+    (id: string, approved: boolean) => {
+      answered.add(id);
+      void addToolApprovalResponse({ id, approved });
+    },
+    [answered, addToolApprovalResponse],
+  );
   stopStream.current = () => void stop();
 
   const messagesRef = useRef(messages);
@@ -164,6 +209,7 @@ export function AiSdkChat({
         actions={actions}
         empty={empty}
         sentCount={sentCount}
+        onApproval={onApproval}
         footer={status === 'submitted' && last?.role === 'user' ? <div className="status-line muted">Waiting for the agent…</div> : null}
       />
       {notice ? (

@@ -8,6 +8,7 @@ import { type ReactNode, useEffect, useRef } from 'react';
 import { useStickToBottom } from 'use-stick-to-bottom';
 
 import type { ChatMessage } from '../lib/types.ts';
+import { type AnswerApproval, ApprovalContext } from '../render/Approval.tsx';
 import { type MessageActions, MessageView, RequestError } from '../render/Message.tsx';
 
 /** A message waiting to be sent after the answer in progress. */
@@ -32,6 +33,8 @@ interface Props {
   actions?: MessageActions;
   empty?: ReactNode;
   footer?: ReactNode;
+  /** Answers a tool approval (Approve / Deny on the tool card). */
+  onApproval?: AnswerApproval;
   /** Changes whenever the reader sent something: scroll to it whatever the position. */
   sentCount: number;
 }
@@ -50,6 +53,7 @@ export function MessageList({
   empty,
   footer,
   sentCount,
+  onApproval,
 }: Props) {
   const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({ initial: 'instant', resize: 'instant' });
   const sent = useRef(sentCount);
@@ -68,24 +72,26 @@ export function MessageList({
       <div className="messages" ref={scrollRef} data-testid="messages">
         <div className="messages-inner" ref={contentRef} role="log" aria-label="Conversation" aria-busy={busy}>
           {messages.length === 0 ? empty : null}
-          {messages.map((m) => {
-            const mine: MessageActions = {};
-            if (!busy && m === lastAssistant && actions?.onRegenerate) mine.onRegenerate = actions.onRegenerate;
-            if (!busy && m === last && errorOnLast && actions?.onRetry) mine.onRetry = actions.onRetry;
-            if (!busy && m === lastUser && actions?.onEdit) mine.onEdit = actions.onEdit;
-            return (
-              <MessageView
-                key={m.id}
-                message={m}
-                live={m.id === liveId}
-                {...(m === last && errorOnLast ? { error: errorOnLast } : {})}
-                {...(m.id === liveId && status ? { status } : {})}
-                {...(stopped?.has(m.id) ? { stopped: true } : {})}
-                {...(onInspect ? { onInspect } : {})}
-                actions={mine}
-              />
-            );
-          })}
+          <ApprovalContext.Provider value={onApproval}>
+            {messages.map((m) => {
+              const mine: MessageActions = {};
+              if (!busy && m === lastAssistant && actions?.onRegenerate) mine.onRegenerate = actions.onRegenerate;
+              if (!busy && m === last && errorOnLast && actions?.onRetry) mine.onRetry = actions.onRetry;
+              if (!busy && m === lastUser && actions?.onEdit) mine.onEdit = actions.onEdit;
+              return (
+                <MessageView
+                  key={m.id}
+                  message={m}
+                  live={m.id === liveId}
+                  {...(m === last && errorOnLast ? { error: errorOnLast } : {})}
+                  {...(m.id === liveId && status ? { status } : {})}
+                  {...(stopped?.has(m.id) ? { stopped: true } : {})}
+                  {...(onInspect ? { onInspect } : {})}
+                  actions={mine}
+                />
+              );
+            })}
+          </ApprovalContext.Provider>
           {error && !errorOnLast ? (
             <RequestError error={error} {...(actions?.onRetry && !busy ? { onRetry: actions.onRetry } : {})} />
           ) : null}

@@ -5,10 +5,15 @@
  * and `switchboard.*` CUSTOM events), core's AI SDK encoder writes the chunks the `useChat` mode
  * gets, and core's AI SDK reducer assembles them as `readUIMessageStream` does. Parts that did not
  * change keep their identity, so the renderer's per-part memoization works as with `useChat`.
+ *
+ * A run that continues a message (an approval answered through `resume`, a frontend tool's output
+ * sent as a `tool` message) adds to that message, as `useChat` does: the builder starts from it, and
+ * a result for one of its calls settles that call's part.
  */
 import { type CanonicalEvent, createAgUiDecoder, createAiSdkEncoder, createAiSdkReducer } from '@switchboard/core';
 
-import type { ChatMessage, LoosePart } from '../lib/types.ts';
+import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
+import { type FrontendCall, frontendCallsWaiting } from './client-tools.ts';
 
 type AgUiEvent = { type: string } & Record<string, unknown>;
 
@@ -22,14 +27,57 @@ export class AgUiMessageBuilder {
   private readonly decoder = createAgUiDecoder();
   private readonly encoder = createAiSdkEncoder();
   private readonly reducer = createAiSdkReducer();
+  /** The parts of the message this run continues (settled in place by this run's results). */
+  private base: LoosePart[];
+  private readonly continues: boolean;
 
-  constructor(fallbackId: string) {
-    this.id = fallbackId;
+  /** `continues`: the message this run goes on with (its id stays the message's id). */
+  constructor(fallbackId: string, continues?: ChatMessage) {
+    this.id = continues?.id ?? fallbackId;
+    this.continues = continues !== undefined;
+    this.base = continues ? [...(continues.parts as unknown as LoosePart[])] : [];
   }
 
   /** The parts so far (unchanged parts keep their identity between reads). */
   get parts(): LoosePart[] {
-    return this.reducer.message.parts;
+    const own = this.reducer.message.parts;
+    return this.base.length ? [...this.base, ...own] : own;
+  }
+
+  /** Calls of this message the run left to the browser: frontend tools with no result yet. */
+  get pendingFrontendCalls(): FrontendCall[] {
+    return frontendCallsWaiting(this.reducer.message.parts);
+  }
+
+  /** Some call of this run waits for the reader's approval. */
+  get waitingForApproval(): boolean {
+    return this.reducer.message.parts.some((p) => p.state === 'approval-requested');
+  }
+
+  /** Some call of this run waits for the reader (an approval, a frontend tool). */
+  get waiting(): boolean {
+    return this.waitingForApproval || this.pendingFrontendCalls.length > 0;
+  }
+
+  /** A result of a call of the continued message: settles that part; false when the call is not there. */
+  private settleBase(ev: CanonicalEvent): boolean {
+    if (ev.type !== 'tool-output' && ev.type !== 'tool-error' && ev.type !== 'tool-approval-response') return false;
+    const approvalId = ev.type === 'tool-approval-response' ? ev.approvalId : undefined;
+    const at = this.base.findIndex(
+      (p) =>
+        (p.type.startsWith('tool-') || p.type === 'dynamic-tool') &&
+        (ev.toolCallId !== undefined ? p.toolCallId === ev.toolCallId : isRecord(p.approval) && p.approval.id === approvalId),
+    );
+    if (at === -1) return false;
+    const p = this.base[at];
+    let next: LoosePart;
+    if (ev.type === 'tool-approval-response') {
+      const approval = { ...(isRecord(p.approval) ? p.approval : {}), id: ev.approvalId, approved: ev.approved };
+      next = { ...p, state: ev.approved ? 'approval-responded' : 'output-denied', approval };
+    } else if (ev.type === 'tool-error') next = { ...p, state: 'output-error', errorText: ev.error };
+    else next = { ...p, state: 'output-available', output: ev.output };
+    this.base = this.base.with(at, next);
+    return true;
   }
 
   get message(): ChatMessage {
@@ -47,8 +95,9 @@ export class AgUiMessageBuilder {
     for (const ev of events) {
       if (ev.type === 'run-start') {
         this.runId = ev.runId;
-        if (ev.messageId) this.id = ev.messageId;
-      } else if (ev.type === 'status') this.status = ev.message ?? ev.status;
+        if (ev.messageId && !this.continues) this.id = ev.messageId;
+      } else if (this.continues && this.settleBase(ev)) continue;
+      else if (ev.type === 'status') this.status = ev.message ?? ev.status;
       else if (ev.type === 'error' && ev.fatal) this.error = ev.message;
       for (const chunk of this.encoder.push(ev)) this.reducer.apply(chunk);
     }
@@ -66,13 +115,50 @@ export class AgUiMessageBuilder {
   }
 }
 
-/** UIMessages → AG-UI messages (text only) for the HttpAgent's conversation. */
-export function toAgUiMessages(messages: readonly ChatMessage[]): { id: string; role: 'user' | 'assistant' | 'system'; content: string }[] {
-  return messages
-    .filter((m) => m.role === 'user' || m.role === 'assistant' || m.role === 'system')
-    .map((m) => ({
-      id: m.id,
-      role: m.role,
-      content: (m.parts as unknown as LoosePart[]).map((p) => (p.type === 'text' ? String(p.text ?? '') : '')).join(''),
+type AgUiToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+export type AgUiInputMessage =
+  | { id: string; role: 'user' | 'system'; content: string }
+  | { id: string; role: 'assistant'; content: string; toolCalls?: AgUiToolCall[] }
+  | { id: string; role: 'tool'; toolCallId: string; content: string; error?: string };
+
+/**
+ * UIMessages → AG-UI messages for the HttpAgent's conversation: text, an assistant's tool calls
+ * (`toolCalls`), and each settled call's result as a `tool` message after it (a string output as
+ * is, anything else as JSON). Calls waiting for an answer go without a result: the run that
+ * answers them says how (`resume` for an approval, a `tool` message for a frontend tool).
+ */
+export function toAgUiMessages(messages: readonly ChatMessage[]): AgUiInputMessage[] {
+  const out: AgUiInputMessage[] = [];
+  for (const m of messages) {
+    const parts = m.parts as unknown as LoosePart[];
+    const content = parts.map((p) => (p.type === 'text' ? String(p.text ?? '') : '')).join('');
+    if (m.role !== 'assistant') {
+      out.push({ id: m.id, role: m.role, content });
+      continue;
+    }
+    const calls = parts.filter((p) => p.type.startsWith('tool-') && typeof p.toolCallId === 'string' && p.providerExecuted !== true);
+    if (calls.length === 0) {
+      out.push({ id: m.id, role: 'assistant', content });
+      continue;
+    }
+    const toolCalls = calls.map((p) => ({
+      id: String(p.toolCallId),
+      type: 'function' as const,
+      function: { name: p.type.slice(5), arguments: JSON.stringify(p.input ?? {}) },
     }));
+    out.push({ id: m.id, role: 'assistant', content, toolCalls });
+    for (const p of calls) {
+      const id = `${m.id}:${String(p.toolCallId)}`;
+      if (p.state === 'output-available')
+        out.push({
+          id,
+          role: 'tool',
+          toolCallId: String(p.toolCallId),
+          content: typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null),
+        });
+      else if (p.state === 'output-error')
+        out.push({ id, role: 'tool', toolCallId: String(p.toolCallId), content: '', error: String(p.errorText ?? 'error') });
+    }
+  }
+  return out;
 }

@@ -14,12 +14,13 @@ import { memo, type ReactNode, useCallback, useMemo } from 'react';
 
 import { json } from '../lib/format.ts';
 import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
+import { ApprovalButtons, useAnswerApproval } from './Approval.tsx';
 import { FileBlock, InlineError, JsonBlock, SourceList, Todos, Usage } from './blocks.tsx';
 import { ToolOutputContext } from './Chart.tsx';
 import { CopyButton } from './CodeBlock.tsx';
 import { collectSources } from './citations.ts';
 import { CITE_CLOSE, CITE_OPEN } from './markdown.ts';
-import { reasoningMeta, toolOf } from './parts.ts';
+import { reasoningMeta, type ToolView, toolOf } from './parts.ts';
 import { Reasoning } from './Reasoning.tsx';
 import { TextRun } from './TextRun.tsx';
 import { ToolCard } from './ToolCard.tsx';
@@ -92,7 +93,7 @@ const Part = memo(
       }
       default: {
         const tool = toolOf(part);
-        if (tool) return <ToolCard tool={tool} live={live} />;
+        if (tool) return <ToolPart tool={tool} live={live} />;
         if (part.type.startsWith('data-')) return <JsonBlock label={part.type.slice(5)} value={part.data} />;
         return <JsonBlock label={part.type} value={part} />;
       }
@@ -100,6 +101,30 @@ const Part = memo(
   },
   (a, b) => a.live === b.live && a.hasNewerBlock === b.hasNewerBlock && a.step === b.step && shallowSame(a.part, b.part),
 );
+
+/** A tool card; one waiting for approval gets Approve / Deny when the chat can answer. */
+function ToolPart({ tool, live }: { tool: ToolView; live: boolean }) {
+  const answer = useAnswerApproval();
+  const asking = tool.state === 'approval-requested' && tool.approval && answer;
+  return (
+    <ToolCard
+      tool={tool}
+      live={live}
+      {...(asking && tool.approval
+        ? {
+            footer: (
+              <ApprovalButtons
+                approvalId={tool.approval.id}
+                toolName={tool.toolName}
+                {...(tool.approval.requestReason ? { reason: tool.approval.requestReason } : {})}
+                answer={answer}
+              />
+            ),
+          }
+        : {})}
+    />
+  );
+}
 
 /** Parts shown elsewhere (sources, usage at the end) or not at all: they do not break a text run. */
 const OUT_OF_FLOW = new Set(['source-url', 'source-document', 'data-usage', 'data-status']);

@@ -31,6 +31,10 @@ function status(t: ToolView, live: boolean): { text: string; cls: string } {
       return { text: 'denied', cls: 'error' };
     case 'approval-requested':
       return { text: 'awaiting approval', cls: 'running' };
+    case 'approval-responded':
+      // Answered; the run that goes on with the answer settles it (output, or output-denied).
+      if (t.approval?.approved === false) return { text: 'denied', cls: 'error' };
+      return live ? { text: 'approved, running…', cls: 'running' } : { text: 'approved', cls: 'done' };
     default:
       return { text: t.state, cls: 'muted' };
   }
@@ -128,6 +132,9 @@ function ShellView({ tool }: { tool: ToolView }) {
   );
 }
 
+const denied = (t: ToolView): boolean =>
+  t.state === 'output-denied' || (t.state === 'approval-responded' && t.approval?.approved === false);
+
 function Body({ tool, isCode }: { tool: ToolView; isCode: boolean }) {
   if (tool.toolName === FILE_TOOL) return <FileView tool={tool} />;
   if (tool.toolName === SHELL_TOOL) return <ShellView tool={tool} />;
@@ -155,7 +162,11 @@ function Body({ tool, isCode }: { tool: ToolView; isCode: boolean }) {
           <Terminal label={isCode ? 'output' : `$ ${tool.toolName}`} text={outputText(tool.output)} />
         )
       ) : null}
-      {tool.state === 'output-denied' ? <div className="inline-error">The tool call was denied.</div> : null}
+      {denied(tool) ? (
+        <div className="inline-error" data-testid="tool-denied">
+          Denied{tool.approval?.reason ? `: ${tool.approval.reason}` : ''} — the tool did not run.
+        </div>
+      ) : null}
     </>
   );
 }
@@ -166,8 +177,9 @@ export const ToolCard = memo(function ToolCard({ tool, live, footer }: { tool: T
   const [manual, setManual] = useState<boolean | null>(null);
   const isCode = CODE_TOOLS.has(tool.toolName);
   const isExecution = isCode || tool.toolName === FILE_TOOL || tool.toolName === SHELL_TOOL;
-  // Code panels stay open (they are the content); other cards open while running, failing or asking.
-  const open = manual ?? (isExecution || running || tool.state === 'output-error' || footer !== undefined);
+  // Code panels stay open (they are the content); other cards open while running, failing, asking
+  // or denied (what did not happen is worth seeing).
+  const open = manual ?? (isExecution || running || tool.state === 'output-error' || denied(tool) || footer !== undefined);
   const preview = open ? '' : previewOf(tool.input);
   return (
     <details

@@ -44,6 +44,22 @@ export interface ToolView {
   errorText?: string;
   preliminary?: boolean;
   providerExecuted?: boolean;
+  /**
+   * The approval the call waits for or got (`approval-requested` / `approval-responded` /
+   * `output-denied`): why it was asked (`requestReason`), the answer and its `reason`.
+   */
+  approval?: { id: string; requestReason?: string; approved?: boolean; reason?: string };
+}
+
+/** A tool part's `approval`, in the AI SDK's shape `{ id, requestReason?, approved?, reason? }`. */
+function approvalOf(v: unknown): ToolView['approval'] {
+  if (!isRecord(v) || typeof v.id !== 'string') return undefined;
+  return {
+    id: v.id,
+    ...(typeof v.requestReason === 'string' ? { requestReason: v.requestReason } : {}),
+    ...(typeof v.approved === 'boolean' ? { approved: v.approved } : {}),
+    ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
+  };
 }
 
 /** The tool call a part describes (`tool-<name>` or `dynamic-tool`), or undefined. */
@@ -59,5 +75,6 @@ export function toolOf(part: LoosePart): ToolView | undefined {
     ...(typeof part.errorText === 'string' ? { errorText: part.errorText } : {}),
     ...(part.preliminary === true ? { preliminary: true } : {}),
     ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
+    ...(approvalOf(part.approval) ? { approval: approvalOf(part.approval) } : {}),
   };
 }
