@@ -8,7 +8,8 @@
  *   calls (`addToolOutput`);
  * - AG-UI (`POST /api/agui`): `resume` entries (an approval's payload `{ approved, reason? }`, status
  *   `cancelled` = a denial; any other interrupt's answer goes to the agent as `resume`) and `tool`
- *   messages answering the pending client tool calls.
+ *   messages answering the pending client tool calls;
+ * - WebSocket (`/ws`): `tool_approval_response`, `tool_result` and `interrupt_response` messages.
  *
  * The gateway checks every answer against the stored run before anything starts (an unknown,
  * stale or already answered approval id is a located 4xx), then the continuation run writes the
@@ -292,4 +293,50 @@ function parseOutput(text: string): Json {
   } catch {
     return text;
   }
+}
+
+/** One answer a WebSocket client sends (ws.ts): to an approval, a client tool call or an interrupt. */
+export type WsAnswer =
+  | { type: 'tool_approval_response'; approvalId: string; approved: boolean; reason?: string }
+  | { type: 'tool_result'; toolCallId: string; output?: Json; error?: string }
+  | { type: 'interrupt_response'; interruptId: string; status: 'resolved' | 'cancelled'; payload?: Json };
+
+/** `/ws`: a continuation from one answer message (located at `at`, the message's field). */
+export async function wsContinuation(
+  store: Store,
+  namespace: string,
+  chatId: string,
+  principal: Principal,
+  answer: WsAnswer,
+): Promise<ContinuationResult> {
+  const answers: Answers = { approvals: [], outputs: [], interrupts: [] };
+  if (answer.type === 'tool_approval_response')
+    answers.approvals.push({
+      at: 'approvalId',
+      approvalId: answer.approvalId,
+      approved: answer.approved,
+      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+    });
+  else if (answer.type === 'tool_result')
+    answers.outputs.push({
+      at: 'toolCallId',
+      toolCallId: answer.toolCallId,
+      ...(answer.error !== undefined ? { errorText: answer.error } : { output: answer.output ?? null }),
+    });
+  else
+    answers.interrupts.push({
+      at: 'interruptId',
+      answer: {
+        interruptId: answer.interruptId,
+        status: answer.status,
+        ...(answer.payload !== undefined ? { payload: answer.payload } : {}),
+      },
+    });
+  const result = await build(store, namespace, chatId, principal, answers, undefined, (history, answered) =>
+    history.map((m) => (m.id === answered.id ? answered : m)),
+  );
+  // A tool result nothing waits for starts nothing here (there is no user message to answer instead).
+  if (result.ok && result.value === undefined)
+    return refuse(409, 'not_waiting', answers.outputs[0]?.at ?? 'toolCallId', 'nothing in this session waits for that answer');
+  return result;
 }

@@ -11,6 +11,9 @@
  * | `{type:'unsubscribe', sessionId}` | stops following |
  * | `{type:'message', sessionId?, content, agent?, messageId?, requestId?}` | starts a run in the session (a new one without `sessionId`); the socket follows the session from there if it did not already |
  * | `{type:'abort', sessionId? , runId?}` | aborts the run (or the session's run in progress) |
+ * | `{type:'tool_approval_response', sessionId, approvalId, approved, reason?}` | answers an approval: the session's next run continues the waiting message |
+ * | `{type:'tool_result', sessionId, toolCallId, output? \| error?}` | answers a client tool call the same way |
+ * | `{type:'interrupt_response', sessionId, interruptId, status, payload?}` | answers an interrupt (`resolved` / `cancelled`) |
  * | `{type:'ping'}` | `{event:'pong'}` |
  *
  * Server → client: `{event, data}` envelopes — `agent:event` (data: one frame of the ws encoder,
@@ -22,12 +25,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { idProblem, type WsEvent } from '@switchboard/core';
+import { idProblem, type Json, type WsEvent } from '@switchboard/core';
 import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import { canSee, type Principal } from './auth.ts';
 import type { GatewayCore } from './context.ts';
+import { type WsAnswer, wsContinuation } from './continuation.ts';
 import { authFailureLimited, callerKey, hostRejection } from './guard.ts';
 import { RunStartError } from './runs.ts';
 import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
@@ -248,10 +252,14 @@ class Connection {
         return this.message(m, ctx);
       case 'abort':
         return this.abort(m, ctx);
+      case 'tool_approval_response':
+      case 'tool_result':
+      case 'interrupt_response':
+        return this.answer(m, ctx);
       default:
         return this.error(
           'bad_request',
-          `Unknown message type ${JSON.stringify(m.type)}: expected subscribe, unsubscribe, message, abort or ping`,
+          `Unknown message type ${JSON.stringify(m.type)}: expected subscribe, unsubscribe, message, abort, ping, tool_approval_response, tool_result or interrupt_response`,
           ctx,
         );
     }
@@ -344,6 +352,47 @@ class Connection {
     }
   }
 
+  /**
+   * An answer to what the session's last run ended waiting for (an approval, a client tool call, an
+   * interrupt): checked against the stored run (continuation.ts), then a continuation run of the
+   * session's agent, whose frames reach the socket like any run's.
+   */
+  private async answer(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
+    if (typeof m.sessionId !== 'string' || !ID.test(m.sessionId)) return this.error('bad_request', `${m.type} needs a "sessionId"`, ctx);
+    const parsed = wsAnswerOf(m);
+    if (typeof parsed === 'string') return this.error('bad_request', parsed, ctx);
+    const { core } = this;
+    const sessionId = m.sessionId;
+    const result = await wsContinuation(core.store, core.namespace, sessionId, this.principal, parsed);
+    if (!result.ok) {
+      const { error } = (await result.response.json()) as { error: { message: string; code?: string } };
+      return this.error(error.code ?? 'bad_request', error.message, { sessionId, ...ctx });
+    }
+    const continues = result.value as NonNullable<typeof result.value>;
+    if (!this.subs.has(sessionId)) {
+      const runs = await core.store.listRuns(sessionId);
+      await this.subscribe(sessionId, { lastSequenceNumber: sessionLength(runs) - 1 }, {});
+    }
+    // The agent that asked answers: the one the session's runs ran (kept in the chat's metadata).
+    const kept = (await core.store.getChat(sessionId))?.metadata?.agent;
+    const agent = typeof kept === 'string' ? kept : core.agents.defaultAgent;
+    try {
+      const run = await core.runs.start({
+        chatId: sessionId,
+        agent,
+        messages: continues.messages,
+        principal: this.principal,
+        caller: this.caller,
+        continues,
+        ...(continues.resume ? { resume: continues.resume } : {}),
+      });
+      await this.send({ event: 'run:started', data: { sessionId, runId: run.runId, messageId: run.messageId, agent, ...ctx } });
+    } catch (err) {
+      if (!(err instanceof RunStartError)) throw err;
+      this.error(err.code, err.message, { sessionId, ...ctx });
+    }
+  }
+
   private async abort(m: Record<string, unknown>, ctx: Record<string, unknown>): Promise<void> {
     const { store, runs } = this.core;
     let runId = typeof m.runId === 'string' ? m.runId : undefined;
@@ -361,5 +410,39 @@ class Connection {
     const sent = await runs.abort(runId, 'aborted by the client');
     if (!sent) return this.error('not_running', `Run ${runId} is not running on a reachable instance`, ctx);
     return this.send({ event: 'aborted', data: { runId, ...ctx } });
+  }
+}
+
+/** The answer a client message carries, or what is wrong with it. */
+function wsAnswerOf(m: Record<string, unknown>): WsAnswer | string {
+  const reason = m.reason === undefined || typeof m.reason === 'string' ? (m.reason as string | undefined) : null;
+  switch (m.type) {
+    case 'tool_approval_response':
+      if (typeof m.approvalId !== 'string') return 'tool_approval_response needs a string "approvalId"';
+      if (typeof m.approved !== 'boolean') return 'tool_approval_response needs a boolean "approved"';
+      if (reason === null) return '"reason" must be a string';
+      return {
+        type: 'tool_approval_response',
+        approvalId: m.approvalId,
+        approved: m.approved,
+        ...(reason !== undefined ? { reason } : {}),
+      };
+    case 'tool_result':
+      if (typeof m.toolCallId !== 'string') return 'tool_result needs a string "toolCallId"';
+      if (m.error !== undefined && typeof m.error !== 'string') return '"error" must be a string';
+      return {
+        type: 'tool_result',
+        toolCallId: m.toolCallId,
+        ...(typeof m.error === 'string' ? { error: m.error } : { output: (m.output ?? null) as Json }),
+      };
+    default:
+      if (typeof m.interruptId !== 'string') return 'interrupt_response needs a string "interruptId"';
+      if (m.status !== 'resolved' && m.status !== 'cancelled') return 'interrupt_response needs "status": "resolved" or "cancelled"';
+      return {
+        type: 'interrupt_response',
+        interruptId: m.interruptId,
+        status: m.status,
+        ...(m.payload !== undefined ? { payload: m.payload as Json } : {}),
+      };
   }
 }
