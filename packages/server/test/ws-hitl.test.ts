@@ -42,7 +42,7 @@ describe('WebSocket: a person in the loop', () => {
     const request = frames(asked).find((f) => f.type === 'tool_approval_request');
     assert.ok(request, 'a tool_approval_request frame');
     assert.equal(request.tool_name, 'delete_file');
-    assert.ok((asked.at(-1)?.data as { pending?: unknown }).pending, 'complete names what is pending');
+    assert.ok((asked.at(-1)?.data as { pending?: unknown } | undefined)?.pending, 'complete names what is pending');
 
     ws.send({ type: 'tool_approval_response', sessionId: 'ws-approve', approvalId: request.approval_id, approved: true });
     const answered = await ws.until(isComplete);
