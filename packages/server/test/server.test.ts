@@ -232,3 +232,17 @@ test('a body over the limit gets a 413', async () => {
   assert.equal(response.status, 413);
   assert.match((await response.json()).error.message, /too large/);
 });
+
+test('the demo names its tool calls per turn: a second answer in the chat does not reuse the first one’s ids', async () => {
+  const { demoScript } = await import('../src/agents/demo.ts');
+  const idsOf = (messages?: { id: string; role: string; parts: object[] }[]) =>
+    [...demoScript('hi', () => 0, messages)].flatMap((e) => (e.type === 'tool_use' ? [(e.data as { id: string }).id] : []));
+  const first = idsOf([{ id: 'u1', role: 'user', parts: [] }]);
+  const second = idsOf([
+    { id: 'u1', role: 'user', parts: [] },
+    { id: 'a1', role: 'assistant', parts: [] },
+    { id: 'u2', role: 'user', parts: [] },
+  ]);
+  assert.deepEqual(first, ['toolu_demo_weather']);
+  assert.deepEqual(second, ['toolu_demo_weather_2']);
+});

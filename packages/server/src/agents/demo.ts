@@ -66,14 +66,14 @@ function weather(city: string) {
   return { city, temperature: 18, unit: 'celsius', conditions: 'partly cloudy' };
 }
 
-function* full(prompt: string): Generator<AgentEvent, string> {
+function* full(prompt: string, suffix = ''): Generator<AgentEvent, string> {
   yield { type: 'status', data: { message: 'Analyzing the request…' } };
   yield { type: 'status', data: { message: 'Planning the answer…' } };
   yield { type: 'todo_create', data: { items: todos('Understand the request', 'Check the weather', 'Write the answer') } };
   const quoted = prompt ? `“${preview(prompt)}”` : 'an empty message';
   yield* thinkingOf(`The user wrote ${quoted}. A short, friendly reply fits. Looking up the weather first shows a tool call.`);
   yield { type: 'todo_done', data: { index: 0 } };
-  const id = 'toolu_demo_weather';
+  const id = `toolu_demo_weather${suffix}`;
   const input = { city: 'Paris', unit: 'celsius' };
   yield { type: 'tool_use', data: { id, name: 'get_weather', input } };
   yield { type: 'tool_result', data: { tool_use_id: id, content: weather(input.city) } };
@@ -100,9 +100,9 @@ function* steps(): Generator<AgentEvent, string> {
   return answer;
 }
 
-function* tool(city: string): Generator<AgentEvent, string> {
+function* tool(city: string, suffix = ''): Generator<AgentEvent, string> {
   yield { type: 'status', data: { message: 'Choosing a tool…' } };
-  const id = 'toolu_demo_tool';
+  const id = `toolu_demo_tool${suffix}`;
   const input = { city, unit: 'celsius' };
   yield { type: 'tool_use', data: { id, name: 'get_weather', input } };
   const output = weather(city);
@@ -187,18 +187,27 @@ export function* demoScript(prompt: string, now: () => number = Date.now, messag
     yield { type: 'done', data: {} };
     return;
   }
-  yield* commands(command, arg, text, started, now);
+  yield* commands(command, arg, text, started, now, turnSuffix(messages));
+}
+
+/**
+ * Tool-call ids unique within a chat: the first answer keeps the plain ids, later ones get `_<n>`
+ * (a client that keeps a thread, AG-UI's HttpAgent, would add a second call's input to the first).
+ */
+function turnSuffix(messages: readonly DemoMessage[] | undefined): string {
+  const turn = (messages?.filter((m) => m.role === 'assistant').length ?? 0) + 1;
+  return turn > 1 ? `_${turn}` : '';
 }
 
 /** The commands that answer in one run. */
-function* commands(command: string, arg: string, text: string, started: number, now: () => number): Generator<AgentEvent> {
+function* commands(command: string, arg: string, text: string, started: number, now: () => number, suffix: string): Generator<AgentEvent> {
   let answer: string;
   switch (command) {
     case 'step':
       answer = yield* steps();
       break;
     case 'tool':
-      answer = yield* tool(arg || 'Paris');
+      answer = yield* tool(arg || 'Paris', suffix);
       break;
     case 'text':
       answer = arg || 'Hello from the Switchboard demo agent.';
@@ -213,7 +222,7 @@ function* commands(command: string, arg: string, text: string, started: number, 
       yield { type: 'done', data: {} };
       return;
     default:
-      answer = yield* full(text);
+      answer = yield* full(text, suffix);
   }
   const usage = { input_tokens: words(text), output_tokens: words(answer) };
   yield { type: 'result', data: { duration_ms: now() - started, num_turns: 1, usage } };
