@@ -4,6 +4,9 @@
  * readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline and verifier) and a
  * SQLite store append. Every way it can go wrong is counted under a kind.
  */
+
+import type { Message } from '@ag-ui/core';
+import type { UIMessage } from 'ai';
 import {
   type CanonicalEvent,
   createDecoder,
@@ -55,6 +58,38 @@ function msg(err: unknown): string {
 
 const OPTIONS = { runId: 'run', now: () => 0 } as const;
 
+/**
+ * What a client holds before a run that continues an earlier one (as in the matrix): the earlier
+ * run's message id (the continuation's run-start carries it), its AI SDK message and its AG-UI
+ * messages. Made once per earlier input.
+ */
+interface Continuation {
+  messageId: string | undefined;
+  aiSdk: UIMessage | undefined;
+  agUi: Message[] | undefined;
+}
+const continuations = new WeakMap<Uint8Array, Promise<Continuation>>();
+
+function continuationOf(c: FuzzCase): Promise<Continuation> | undefined {
+  const earlierInput = c.continues;
+  if (!earlierInput) return undefined;
+  let made = continuations.get(earlierInput);
+  if (!made) {
+    made = (async () => {
+      const earlier = drain(framed(createDecoder('auto', { runId: 'run0', now: () => 0 })), [earlierInput]);
+      const frames = (p: Protocol) => drain(createEncoder(p) as Machine<CanonicalEvent, object>, earlier);
+      const first = earlier[0];
+      return {
+        messageId: first?.type === 'run-start' ? first.messageId : undefined,
+        aiSdk: (await assembleChunks(await parseAiSdkSse(sse(frames('ai-sdk'), '[DONE]')))).message,
+        agUi: (await runAgUi(sse(frames('ag-ui')))).messages,
+      };
+    })();
+    continuations.set(earlierInput, made);
+  }
+  return made;
+}
+
 /** Strips what differs between two decodes of the same input (nothing, with fixed run id and clock). */
 function same(a: CanonicalEvent[], b: CanonicalEvent[]): boolean {
   try {
@@ -64,14 +99,27 @@ function same(a: CanonicalEvent[], b: CanonicalEvent[]): boolean {
   }
 }
 
+/**
+ * The bytes of a case: its body, or its objects as JSON lines. Made once per case, not once per
+ * decoder (a structured case can hold values thousands of levels deep: stringifying them 21 times
+ * was a fifth of a long run).
+ */
+const bodies = new WeakMap<FuzzCase, Uint8Array | undefined>();
+function bodyOf(c: FuzzCase): Uint8Array | undefined {
+  if (c.kind === 'bytes') return c.body;
+  if (!bodies.has(c)) bodies.set(c, asJsonLines(c.values));
+  return bodies.get(c);
+}
+
 /** Decodes one case; findings for throws and chunk-split differences. */
-function decodeCase(framework: string, c: FuzzCase, split: number, findings: Finding[]): CanonicalEvent[] {
+function decodeCase(framework: string, c: FuzzCase, split: number, findings: Finding[], messageId?: string): CanonicalEvent[] {
   const fw = framework as Parameters<typeof createDecoder>[0];
+  const options = messageId ? { ...OPTIONS, messageId } : OPTIONS;
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
   let events: CanonicalEvent[] = [];
   if (c.kind === 'objects') {
     try {
-      const d = createDecoder(fw, OPTIONS);
+      const d = createDecoder(fw, options);
       events = [];
       c.values.forEach((v, i) => {
         for (const e of d.push(v, { event: i + 1 })) events.push(e);
@@ -81,18 +129,18 @@ function decodeCase(framework: string, c: FuzzCase, split: number, findings: Fin
       add('decode-throw', `objects: ${msg(err)}`);
     }
   }
-  const body = c.kind === 'bytes' ? c.body : asJsonLines(c.values);
+  const body = bodyOf(c);
   if (!body) return events;
   let whole: CanonicalEvent[] | undefined;
   try {
-    whole = drain(framed(createDecoder(fw, OPTIONS)), [body]);
+    whole = drain(framed(createDecoder(fw, options)), [body]);
   } catch (err) {
     add('decode-throw', `bytes: ${msg(err)}`);
   }
   if (whole) {
     try {
       const at = Math.min(body.length, split % (body.length + 1));
-      const parts = drain(framed(createDecoder(fw, OPTIONS)), [body.subarray(0, at), body.subarray(at)]);
+      const parts = drain(framed(createDecoder(fw, options)), [body.subarray(0, at), body.subarray(at)]);
       if (!same(whole, parts)) add('split-differs', `split at byte ${at}`);
     } catch (err) {
       add('decode-throw', `bytes split: ${msg(err)}`);
@@ -129,11 +177,11 @@ function remember(key: string, verdict: Verdict): void {
 }
 
 /** Runs one encoded stream through its protocol's own schema and the official client. */
-async function judge(protocol: Protocol, frames: object[], body: string): Promise<Verdict> {
+async function judge(protocol: Protocol, frames: object[], body: string, before: Continuation | undefined): Promise<Verdict> {
   const out: [FindingKind, string][] = [];
   const own =
     protocol === 'ai-sdk'
-      ? validateAiSdkChunks([...frames, '[DONE]'], { complete: true })
+      ? validateAiSdkChunks([...frames, '[DONE]'], { complete: true, continuation: before !== undefined })
       : protocol === 'ws'
         ? validateWsEvents(frames)
         : protocol === 'dsagent'
@@ -143,7 +191,7 @@ async function judge(protocol: Protocol, frames: object[], body: string): Promis
     out.push(['schema-rejected', `${protocol} frame ${own.issues[0]?.index} ${own.issues[0]?.path}: ${own.issues[0]?.message}`]);
   if (protocol === 'ai-sdk') {
     try {
-      await assembleChunks(await parseAiSdkSse(body));
+      await assembleChunks(await parseAiSdkSse(body), before?.aiSdk);
     } catch (err) {
       out.push(['ai-sdk-rejected', msg(err)]);
     }
@@ -151,7 +199,7 @@ async function judge(protocol: Protocol, frames: object[], body: string): Promis
     const issues = schemaIssues(frames);
     if (issues.length) out.push(['ag-ui-rejected', `@ag-ui/core schema: ${issues[0]}`]);
     else {
-      const run = await runAgUi(body);
+      const run = await runAgUi(body, before?.agUi ? { initialMessages: before.agUi } : {});
       if (run.error) out.push(['ag-ui-rejected', `@ag-ui/client: ${msg(run.error)}`]);
     }
   }
@@ -162,7 +210,8 @@ async function judge(protocol: Protocol, frames: object[], body: string): Promis
 export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
   const findings: Finding[] = [];
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
-  const events = decodeCase(framework, c, seed, findings);
+  const before = await continuationOf(c);
+  const events = decodeCase(framework, c, seed, findings, before?.messageId);
   if (events.length === 0) return findings;
 
   try {
@@ -193,9 +242,9 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
       add('encode-throw', `${protocol} framing: ${msg(err)}`);
       continue;
     }
-    const key = `${protocol}\n${body}`;
+    const key = `${protocol}${before ? ` continuing ${before.messageId}` : ''}\n${body}`;
     const known = verdicts.get(key);
-    const verdict = known ?? (await judge(protocol, frames, body));
+    const verdict = known ?? (await judge(protocol, frames, body, before));
     if (known === undefined && key.length <= VERDICT_KEY_LIMIT) remember(key, verdict);
     for (const [kind, note] of verdict) add(kind, note);
   }

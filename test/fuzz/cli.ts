@@ -26,7 +26,18 @@ if (values.repro !== undefined) {
   for (const fw of frameworks)
     for (const f of await checkCase(fw, c, seed + Number(values.repro))) console.log(`${fw} ${f.kind}: ${f.note}`);
 } else {
-  const result = await runFuzz({ runs: Number(values.runs), seed, workers: Number(values.workers), frameworks, out: values.out });
+  const runs = Number(values.runs);
+  const started = performance.now();
+  let shown = 0;
+  // A line on stderr about once a minute, so that a long run shows it is alive and how far it got.
+  const onProgress = (cases: number, findings: number) => {
+    const now = performance.now();
+    if (now - shown < 60_000 && cases < runs) return;
+    shown = now;
+    const min = (now - started) / 60_000;
+    process.stderr.write(`fuzz: ${cases} / ${runs} inputs, ${findings} findings, ${min.toFixed(1)} min\n`);
+  };
+  const result = await runFuzz({ runs, seed, workers: Number(values.workers), frameworks, out: values.out, onProgress });
   process.stdout.write(formatReport(result, frameworks));
   if (values.verbose || result.examples.length) {
     console.log('\nfirst example per decoder and kind (reproduce with --repro <index> --seed <seed>):');

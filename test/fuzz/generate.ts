@@ -7,24 +7,36 @@
 import fc from 'fast-check';
 import { matrixInputs } from '../matrix/inputs.ts';
 
-/** One fuzz case: bytes for the byte API, or parsed values for the object API. */
+/**
+ * One fuzz case: bytes for the byte API, or parsed values for the object API. `continues`: the
+ * earlier run's input when the fixture is a run that continues one (a resumed approval), whose
+ * client already holds that run's message (as in the matrix).
+ */
 export type FuzzCase =
-  | { kind: 'bytes'; name: string; body: Uint8Array }
-  | { kind: 'objects'; name: string; values: unknown[]; hostile: unknown[] };
+  | { kind: 'bytes'; name: string; body: Uint8Array; continues?: Uint8Array }
+  | { kind: 'objects'; name: string; values: unknown[]; hostile: unknown[]; continues?: Uint8Array };
+
+/** A fixture as the fuzz cases use it. */
+interface FuzzFixture {
+  name: string;
+  body: Uint8Array;
+  lines: string[];
+  continues?: Uint8Array;
+}
 
 const KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'type', 'data', 'id', 'index'];
 
-let fixtures: { name: string; body: Uint8Array; lines: string[] }[] | undefined;
+let fixtures: FuzzFixture[] | undefined;
 
 /** Every fixture input, with its lines (SSE data payloads or JSON lines). */
-export function fuzzFixtures(): { name: string; body: Uint8Array; lines: string[] }[] {
+export function fuzzFixtures(): FuzzFixture[] {
   fixtures ??= matrixInputs().map((i) => {
     const text = new TextDecoder().decode(i.body);
     const lines = text
       .split(/\r?\n/)
       .map((l) => (l.startsWith('data:') ? l.slice(5).trim() : l))
       .filter((l) => l.startsWith('{') || l.startsWith('['));
-    return { name: i.name, body: i.body, lines };
+    return { name: i.name, body: i.body, lines, ...(i.continues ? { continues: i.continues } : {}) };
   });
   return fixtures;
 }
@@ -123,7 +135,7 @@ export function byteCase(seed: number): FuzzCase {
     }
   }
   const body = bytes && lines.length === 0 ? bytes : new TextEncoder().encode(lines.join('\n'));
-  return { kind: 'bytes', name: `${f.name} [${names.join(',')}]`, body };
+  return { kind: 'bytes', name: `${f.name} [${names.join(',')}]`, body, ...(f.continues ? { continues: f.continues } : {}) };
 }
 
 /** A hostile JSON-ish value (as a JSON text so that prototype-named keys become own properties). */
@@ -204,6 +216,7 @@ export function structuredCase(seed: number): FuzzCase {
     name: `${f.name} [structured${c.nullProto ? ',null-proto' : ''}]`,
     values: out,
     hostile: c.nullProto ? hostile.map(nullProto) : hostile,
+    ...(f.continues ? { continues: f.continues } : {}),
   };
 }
 

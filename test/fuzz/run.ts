@@ -26,6 +26,9 @@ export interface FuzzJob {
   store?: boolean;
 }
 
+/** What a worker posts: progress now and then, its result at the end. */
+export type WorkerMessage = { type: 'progress'; cases: number; findings: number } | { type: 'result'; result: FuzzResult };
+
 export interface FuzzResult {
   cases: number;
   /** framework → kind → count. */
@@ -56,8 +59,20 @@ function writeRepro(out: string, index: number, framework: string, c: FuzzCase, 
 /** Cases appended to one in-memory store before it is replaced by a fresh one. */
 const STORE_CASES = 500;
 
+/** Cases between two progress reports of a worker. */
+const PROGRESS_EVERY = 100;
+
+/** Told now and then how far a job got: cases done and findings so far (this job's). */
+export type OnProgress = (cases: number, findings: number) => void;
+
+function findingsIn(r: FuzzResult): number {
+  let n = 0;
+  for (const kinds of Object.values(r.counts)) for (const v of Object.values(kinds)) n += v ?? 0;
+  return n;
+}
+
 /** Runs cases [from, to) in this thread. */
-export async function runJob(job: FuzzJob): Promise<FuzzResult> {
+export async function runJob(job: FuzzJob, onProgress?: OnProgress): Promise<FuzzResult> {
   const result: FuzzResult = { cases: 0, counts: {}, examples: [] };
   let store = job.store ? await openSqliteStore({ path: ':memory:' }) : undefined;
   const seen = new Set<string>();
@@ -70,6 +85,7 @@ export async function runJob(job: FuzzJob): Promise<FuzzResult> {
     }
     const c = caseAt(job.seed, i);
     result.cases++;
+    if (onProgress && result.cases % PROGRESS_EVERY === 0) onProgress(result.cases, findingsIn(result));
     for (const fw of job.frameworks) {
       const findings = await checkCase(fw, c, job.seed + i, store);
       const kinds = new Set<FindingKind>();
@@ -100,6 +116,8 @@ export async function runFuzz(options: {
   frameworks?: string[];
   out?: string;
   store?: boolean;
+  /** Told every few hundred cases how far the whole run got (all workers together). */
+  onProgress?: OnProgress;
 }): Promise<FuzzResult> {
   const frameworks = options.frameworks ?? FUZZ_FRAMEWORKS;
   const n = Math.max(1, Math.min(options.workers, options.runs));
@@ -110,12 +128,20 @@ export async function runFuzz(options: {
     const to = Math.min(options.runs, from + per);
     if (from < to) jobs.push({ seed: options.seed, from, to, frameworks, out: options.out, store: options.store ?? true });
   }
+  const progress = jobs.map(() => ({ cases: 0, findings: 0 }));
   const results = await Promise.all(
     jobs.map(
-      (job) =>
+      (job, w) =>
         new Promise<FuzzResult>((resolve, reject) => {
           const worker = new Worker(new URL('./worker.ts', import.meta.url), { workerData: job });
-          worker.once('message', resolve);
+          worker.on('message', (m: WorkerMessage) => {
+            if (m.type === 'result') return resolve(m.result);
+            progress[w] = { cases: m.cases, findings: m.findings };
+            options.onProgress?.(
+              progress.reduce((a, p) => a + p.cases, 0),
+              progress.reduce((a, p) => a + p.findings, 0),
+            );
+          });
           worker.once('error', reject);
           worker.once('exit', (code) => {
             if (code !== 0) reject(new Error(`fuzz worker exited with ${code}`));
