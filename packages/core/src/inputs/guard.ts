@@ -25,12 +25,13 @@ function reason(err: unknown): string {
 const FLAT = 1;
 /** An event type that opens or ends a tool call or subagent run (see {@link IdRule}). */
 const OPENS_OR_ENDS = 2;
-/** The two, by event type: one lookup per event. */
+/** An event type that ends the run. */
+const ENDS_RUN = 3;
+/** The three, by event type: one lookup per event. */
 const KIND = new Map<string, number>([
-  ...['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start', 'run-abort'].map(
-    (t) => [t, FLAT] as const,
-  ),
+  ...['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start'].map((t) => [t, FLAT] as const),
   ...['tool-input-start', 'tool-input-end', 'subagent-start', 'subagent-finish'].map((t) => [t, OPENS_OR_ENDS] as const),
+  ...['run-finish', 'run-abort'].map((t) => [t, ENDS_RUN] as const),
 ]);
 
 /** A warning about an event of one decoder call, emitted after that call's events. */
@@ -103,9 +104,10 @@ class IdRule {
  * array comes back as it is, and nothing is allocated unless something has to change.
  */
 export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
-  let runId: string | undefined;
-  let lastSeq = -1;
-  let lastTs = 0;
+  // The last event out: a run the decoder failed to end is ended after it (run id, next seq, its
+  // time). Kept as the event, read only at the end: reading its fields on every call costs more than
+  // the rest of a delta's guard (events of many shapes pass here).
+  let last: CanonicalEvent | undefined;
   let finished = false;
   let values = 0;
   const toolIds = new IdRule('toolCallId', 'tool-input-start', 'tool-input-end');
@@ -143,16 +145,12 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
         const subagent = subagentIds.map(e);
         if (subagent !== undefined) warnings = add(warnings, { message: subagent, removed: [] });
       }
-      if (type === 'run-finish' || type === 'run-abort') finished = true;
+      if (kind === ENDS_RUN) finished = true;
       out?.push(e);
     }
     // The decoder stamps seq in order: the last event has the run id, seq and time an end needs.
-    const last = (out ?? events).at(-1);
-    if (last !== undefined) {
-      runId = last.runId;
-      if (last.seq > lastSeq) lastSeq = last.seq;
-      lastTs = last.ts;
-    }
+    const settled = out ?? events;
+    if (settled.length > 0) last = settled[settled.length - 1];
     if (!warnings || !warn) return out ?? events;
     const all = out ?? events.slice();
     for (const w of warnings) for (const e of settle(safeFault('unsafe_output', w.message, where, w.removed), where, false)) all.push(e);
@@ -242,9 +240,10 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
       } catch (err) {
         out = failed(undefined, 'end of input', err);
       }
-      if (!finished && runId !== undefined) {
+      if (!finished && last !== undefined) {
+        const { runId, seq, ts } = last;
         // The decoder failed to end its run: end it here so that every consumer sees a clean end.
-        out = [...out, { type: 'run-finish', runId, seq: ++lastSeq, ts: lastTs, finishReason: 'error' } as CanonicalEvent];
+        out = [...out, { type: 'run-finish', runId, seq: seq + 1, ts, finishReason: 'error' } as CanonicalEvent];
         finished = true;
       }
       return out;
