@@ -59,14 +59,22 @@ export { todoStatus, toTodos } from './model/todos.ts';
 export { addUsage, sumCounts, USAGE_COUNTS, type UsageCounts, usageOf } from './model/usage.ts';
 export { CANONICAL_VERSION } from './model/version.ts';
 export {
+  CITATION_KINDS,
   FINISH_REASONS,
   type FinishReasonName,
   isFinishReason,
   isPatchOperation,
+  isStepKind,
+  isTodoChange,
   isTodoStatus,
   PATCH_OPERATIONS,
   type PatchOperation,
+  SOURCE_KINDS,
+  STEP_KINDS,
+  type StepKind,
+  TODO_CHANGES,
   TODO_STATUSES,
+  type TodoChange,
   type TodoStatus,
 } from './model/vocabulary.ts';
 export type { EncoderOptions, FrameOf, FrameTypes, Protocol, ProtocolSpec } from './outputs/index.ts';

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 
 import { CANONICAL_VERSION } from './version.ts';
-import { FINISH_REASONS, PATCH_OPERATIONS, TODO_STATUSES } from './vocabulary.ts';
+import { CITATION_KINDS, FINISH_REASONS, PATCH_OPERATIONS, SOURCE_KINDS, STEP_KINDS, TODO_CHANGES, TODO_STATUSES } from './vocabulary.ts';
 
 export { CANONICAL_VERSION };
 
@@ -49,9 +49,7 @@ export const usageSchema = z
 
 export const citationSchema = z
   .strictObject({
-    kind: z
-      .enum(['url', 'document', 'location'])
-      .describe('url: web source; document: a document source; location: char/page/block range.'),
+    kind: z.enum(CITATION_KINDS).describe('url: web source; document: a document source; location: char/page/block range.'),
     url: z.string().optional(),
     title: z.string().optional(),
     citedText: z.string().optional(),
@@ -147,7 +145,7 @@ export const stepStartSchema = event(
   'step-start',
   {
     stepId: z.string(),
-    kind: z.enum(['model', 'planning', 'action', 'final-answer', 'other']),
+    kind: z.enum(STEP_KINDS),
     name: z.string().optional(),
     number: z.number().int().optional().describe('1-based step number where the framework counts steps.'),
     model: z.string().optional(),
@@ -291,7 +289,7 @@ export const interruptResponseSchema = event(
 export const todosSchema = event(
   'todos',
   {
-    change: z.enum(['create', 'update', 'done', 'snapshot']),
+    change: z.enum(TODO_CHANGES),
     todos: z.array(todoSchema).describe('The whole list after the change.'),
   },
   'The todo list changed; always the full list.',
@@ -320,7 +318,7 @@ export const sourceSchema = event(
   'source',
   {
     sourceId: z.string(),
-    kind: z.enum(['url', 'document']),
+    kind: z.enum(SOURCE_KINDS),
     url: z.string().optional(),
     title: z.string().optional(),
     mediaType: z.string().optional(),

@@ -8,7 +8,7 @@ import { describe } from '../../codec/framing.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, ProviderMetadata, Usage } from '../../model/events.ts';
-import { FINISH_REASONS as MODEL_FINISH_REASONS, PATCH_OPERATIONS } from '../../model/vocabulary.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS, STEP_KINDS as MODEL_STEP_KINDS, PATCH_OPERATIONS } from '../../model/vocabulary.ts';
 import { AG_UI_CUSTOM_KINDS, AG_UI_EVENT_TYPES } from './schema.ts';
 
 /** Pre-1.0 reasoning events, read as their REASONING_* equivalents (as the official client's compatibility layer does). */
@@ -80,7 +80,7 @@ export const CHUNK_OPENER_FIELDS = new Set(['type', 'role', 'name', 'toolCallNam
 
 export const PATCH_OPS = new Set<string>(PATCH_OPERATIONS);
 export const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
-export const STEP_KINDS = new Set(['model', 'planning', 'action', 'final-answer', 'other']);
+export const STEP_KINDS = new Set<string>(MODEL_STEP_KINDS);
 
 export type Owner = string | undefined;
 export type Ev = Record<string, unknown>;

@@ -20,7 +20,7 @@ import type {
   Usage,
 } from '../../model/events.ts';
 import { USAGE_COUNTS } from '../../model/usage.ts';
-import { FINISH_REASONS as MODEL_FINISH_REASONS, PATCH_OPERATIONS, TODO_STATUSES } from '../../model/vocabulary.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS, PATCH_OPERATIONS, TODO_CHANGES, TODO_STATUSES } from '../../model/vocabulary.ts';
 import { parsePartialJson } from '../../transforms/partial-json.ts';
 
 /** The framework name (run-start provider, raw source, providerMetadata key for AI SDK-only fields). */
@@ -33,7 +33,7 @@ export interface AiSdkDecoderOptions extends DecoderOptions {
 
 export const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
 export const TODO_STATUS = new Set<string>(TODO_STATUSES);
-export const TODO_CHANGE = new Set<string>(['create', 'update', 'done', 'snapshot']);
+export const TODO_CHANGE = new Set<string>(TODO_CHANGES);
 export const USAGE_SCOPE = new Set<string>(['increment', 'step', 'total']);
 export const USAGE_NUMBERS = new Set<string>(USAGE_COUNTS);
 export const PATCH_OPS = new Set<string>(PATCH_OPERATIONS);

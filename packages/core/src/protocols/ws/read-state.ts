@@ -8,12 +8,12 @@ import { anthropicFinishReason } from '../../inputs/anthropic.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
-import { FINISH_REASONS as MODEL_FINISH_REASONS, TODO_STATUSES } from '../../model/vocabulary.ts';
+import { FINISH_REASONS as MODEL_FINISH_REASONS, STEP_KINDS as MODEL_STEP_KINDS, TODO_STATUSES } from '../../model/vocabulary.ts';
 
 export const SOURCE = 'ws';
 
 export const FINISH_REASONS = new Set<string>(MODEL_FINISH_REASONS);
-export const STEP_KINDS = new Set(['model', 'planning', 'action', 'final-answer', 'other']);
+export const STEP_KINDS = new Set<string>(MODEL_STEP_KINDS);
 export const TODO_STATUS = new Set<string>(TODO_STATUSES);
 export const PERSISTENCE_STATES = new Set(['transient', 'pending', 'persisted', 'queued', 'failed']);
 

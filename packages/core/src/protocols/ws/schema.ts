@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { finishReasonSchema, locationSchema, providerMetadataSchema } from '../../model/schema.ts';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
-import { TODO_STATUSES } from '../../model/vocabulary.ts';
+import { CITATION_KINDS, SOURCE_KINDS, STEP_KINDS, TODO_CHANGES, TODO_STATUSES } from '../../model/vocabulary.ts';
 
 const json = z.json();
 // The canonical model's vocabulary, not a copy of it.
@@ -48,7 +48,7 @@ export const wsUsageSchema = z
  */
 export const wsCitationSchema = z.looseObject({
   type: z.string(),
-  kind: z.enum(['url', 'document', 'location']).optional(),
+  kind: z.enum(CITATION_KINDS).optional(),
   cited_text: z.string().optional(),
   document_index: z.number().optional(),
   document_title: z.string().optional(),
@@ -177,7 +177,7 @@ export const wsErrorSchema = frame('error', {
 
 export const wsStepStartSchema = frame('step_start', {
   stepId: z.string(),
-  kind: z.enum(['model', 'planning', 'action', 'final-answer', 'other']),
+  kind: z.enum(STEP_KINDS),
   name: z.string().optional(),
   number: z.number().int().optional(),
   model: z.string().optional(),
@@ -194,7 +194,7 @@ export const wsStepFinishSchema = frame('step_finish', {
 });
 export const wsSourceSchema = frame('source', {
   sourceId: z.string(),
-  kind: z.enum(['url', 'document']),
+  kind: z.enum(SOURCE_KINDS),
   url: z.string().optional(),
   title: z.string().optional(),
   mediaType: z.string().optional(),
@@ -203,7 +203,7 @@ export const wsSourceSchema = frame('source', {
 });
 export const wsFileSchema = frame('file', { url: z.string(), mediaType: z.string(), filename: z.string().optional(), providerMetadata });
 export const wsTodosSchema = frame('todos', {
-  change: z.enum(['create', 'update', 'done', 'snapshot']),
+  change: z.enum(TODO_CHANGES),
   todos: z.array(
     z.strictObject({
       id: z.string(),
