@@ -22,7 +22,7 @@ import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, parseToolInput, rest, str } from './kit/index.ts';
+import { emitAnswerSources, isObject, Kit, num, parseToolInput, rest, str } from './kit/index.ts';
 
 const SOURCE = 'smolagents';
 
@@ -474,23 +474,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     out.emit(start);
     if (text) out.emit({ type: 'text-delta', blockId: id, delta: text });
     out.emit({ type: 'text-end', blockId: id });
-    if (structured && Array.isArray(answer?.sources)) {
-      answer.sources.forEach((src, i) => {
-        const sourceId = `${s.id}:source${i}`;
-        const o = isObject(src) ? src : {};
-        const url = typeof src === 'string' ? src : (str(o, 'url') ?? str(o, 'link') ?? str(o, 'href'));
-        const title = str(o, 'title') ?? str(o, 'name');
-        if (url !== undefined && /^https?:\/\//i.test(url)) {
-          const e: EventInit = { type: 'source', sourceId, kind: 'url', url };
-          if (title !== undefined) e.title = title;
-          out.emit(e);
-        } else {
-          const e: EventInit = { type: 'source', sourceId, kind: 'document', title: title ?? url ?? JSON.stringify(src) };
-          if (isObject(src)) e.providerMetadata = { [SOURCE]: src as JsonObject };
-          out.emit(e);
-        }
-      });
-    }
+    if (structured && Array.isArray(answer?.sources)) emitAnswerSources(kit, s.id, answer.sources);
     const extra = rest(v, ['type', 'step_type', 'output']) ?? {};
     closeStep({ finishReason: 'stop', ...(Object.keys(extra).length > 0 ? { providerMetadata: { [SOURCE]: extra } } : {}) });
     if (lastError === 'AgentMaxStepsError') maxSteps = true;

@@ -3,6 +3,7 @@
  * - `read.ts`: small readers (`str`, `num`, `rest`, `kindOf`, `parseToolInput`);
  * - `report.ts`: {@link Kit}, the emitter with located `error` / `invalid` / `raw` helpers, the
  *   envelope guard and the push / fault / end shell;
+ * - `sources.ts`: the sources a final answer lists, as `source` events;
  * - `agent-lines.ts`: the `{"type","data"}` agent-line skeleton that dialects fill with handler tables.
  */
 export {
@@ -14,3 +15,4 @@ export {
 } from './agent-lines.ts';
 export { isObject, kindOf, num, type Obj, parseToolInput, rest, str, sub, type ToolInput } from './read.ts';
 export { type DecoderParts, Kit, type KitNames } from './report.ts';
+export { emitAnswerSources } from './sources.ts';

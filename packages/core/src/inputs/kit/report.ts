@@ -67,14 +67,17 @@ export class Kit {
     this.emit(e);
   };
 
-  /** A field of the right input value holds the wrong thing: `<where, field>: expected <expected>`. */
-  readonly invalid = (where: Location | undefined, field: string, expected: string): void => {
-    this.invalidAt(at(where, field, expected), expected);
+  /**
+   * A field of the right input value holds the wrong thing: `<where, field>: expected <expected>`
+   * (code `invalid_field`, or a more precise one such as `missing_field`).
+   */
+  readonly invalid = (where: Location | undefined, field: string, expected: string, code = 'invalid_field'): void => {
+    this.invalidAt(at(where, field, expected), expected, code);
   };
 
   /** Like {@link invalid}, at a location already built (e.g. with `sub`). */
-  readonly invalidAt = (loc: Location, expected: string): void => {
-    this.error('invalid_field', `${describe(loc)}: expected ${expected}`, loc);
+  readonly invalidAt = (loc: Location, expected: string, code = 'invalid_field'): void => {
+    this.error(code, `${describe(loc)}: expected ${expected}`, loc);
   };
 
   /** Like {@link invalid}, naming what was there instead: `…: expected <expected>, got <kind>`. */

@@ -17,6 +17,7 @@
  */
 import { describe } from '../../codec/framing.ts';
 import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
+import { emitAnswerSources, Kit } from '../../inputs/kit/index.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { EventInit, FinishReason, Json, Location, Usage } from '../../model/events.ts';
 import { addUsage } from '../../model/usage.ts';
@@ -184,15 +185,8 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
   let answered = false;
   let failed = false;
 
-  function error(code: string, message: string, where?: Location, fatal = false): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  function invalid(where: Location | undefined, field: string, expected: string, code = 'invalid_field'): void {
-    error(code, `${describe(at(where, field))}: expected ${expected}`, at(where, field, expected));
-  }
+  const kit = new Kit(out, SOURCE);
+  const { error, invalid } = kit;
 
   function unique(set: Set<string>, base: string): string {
     let id = base;
@@ -438,19 +432,7 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
     out.emit({ type: 'text-start', blockId });
     if (text) out.emit({ type: 'text-delta', blockId, delta: text });
     out.emit({ type: 'text-end', blockId });
-    if (Array.isArray(md.answer_sources)) {
-      md.answer_sources.forEach((src, i) => {
-        const sourceId = `${s.id}:source${i}`;
-        const o = isObject(src) ? src : {};
-        const url = typeof src === 'string' ? src : (str(o, 'url') ?? str(o, 'link') ?? str(o, 'href'));
-        const title = str(o, 'title') ?? str(o, 'name');
-        if (url !== undefined && /^https?:\/\//i.test(url)) {
-          const e: EventInit = { type: 'source', sourceId, kind: 'url', url };
-          if (title !== undefined) e.title = title;
-          out.emit(e);
-        } else out.emit({ type: 'source', sourceId, kind: 'document', title: title ?? url ?? JSON.stringify(src) });
-      });
-    }
+    if (Array.isArray(md.answer_sources)) emitAnswerSources(kit, s.id, md.answer_sources);
     answered = true;
     closeStep({ finishReason: 'stop' });
   }

@@ -6,6 +6,7 @@
 import { describe } from '../../codec/framing.ts';
 import { anthropicFinishReason } from '../../inputs/anthropic.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
+import { Kit } from '../../inputs/kit/index.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
 import { FINISH_REASONS as MODEL_FINISH_REASONS, STEP_KINDS as MODEL_STEP_KINDS, TODO_STATUSES } from '../../model/vocabulary.ts';
@@ -156,6 +157,7 @@ export function createReadState(options: DecoderOptions) {
     failed: false,
   };
   const out = new Emitter({ ...options, now: () => state.frameTime ?? clock() }, SOURCE);
+  const { error, invalid } = new Kit(out, SOURCE);
   const s = Object.assign(state, {
     out,
     steps,
@@ -179,16 +181,6 @@ export function createReadState(options: DecoderOptions) {
     complete,
     required,
   });
-
-  function error(code: string, message: string, where?: Location, fatal = false): void {
-    const e: EventInit = { type: 'error', code, message, fatal };
-    if (where) e.where = where;
-    out.emit(e);
-  }
-
-  function invalid(where: Location | undefined, field: string, expected: string, code = 'invalid_field'): void {
-    error(code, `${describe(at(where, field))}: expected ${expected}`, at(where, field, expected));
-  }
 
   /** A providerMetadata field, checked (`{provider: {…}}`); a malformed one is reported and dropped. */
   function pmOf(v: Frame, field: string, where?: Location): ProviderMetadata | undefined {
