@@ -24,6 +24,8 @@ import {
   type ToolResultData,
   toAiSdkCitation,
   toAiSdkSource,
+  type UIMessageLike,
+  type UIMessagePartLike,
 } from '@switchboard/core';
 
 import {
@@ -69,16 +71,9 @@ export interface HistoryOptions {
 // AI SDK
 // ---------------------------------------------------------------------------------------------
 
-/** One part of an AI SDK UIMessage (structural: the store does not depend on `ai`). */
-export type UIPartLike = { type: string } & Record<string, unknown>;
-
-/** An AI SDK `UIMessage` (structural). */
-export interface UIMessageLike {
-  id: string;
-  role: 'system' | 'user' | 'assistant';
-  metadata?: unknown;
-  parts: UIPartLike[];
-}
+/** One part of an AI SDK UIMessage (structural: the store does not depend on `ai`); the core's type. */
+export type UIPartLike = UIMessagePartLike;
+export type { UIMessageLike };
 
 function aiSdkTool(p: ToolPart): UIPartLike {
   const out: UIPartLike = { type: `tool-${p.toolName}`, toolCallId: p.toolCallId, state: p.state };

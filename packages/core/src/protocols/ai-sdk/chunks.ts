@@ -6,7 +6,8 @@ import { describe } from '../../codec/framing.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
 import type { Emitter } from '../../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata } from '../../model/events.ts';
-import { FINISH_REASONS, FRAMEWORK, merge, onlyKeys, type ReadState, str, type ToolState } from './read-state.ts';
+import { mergeProviderMetadata as merge } from '../../model/metadata.ts';
+import { FINISH_REASONS, FRAMEWORK, onlyKeys, type ReadState, str, type ToolState } from './read-state.ts';
 
 /** Creates the chunk handler of one reader. */
 export function createChunkHandler(s: ReadState) {

@@ -75,14 +75,6 @@ export interface Held {
   chunks: { value: unknown; where: Location | undefined }[];
 }
 
-export function merge(a: ProviderMetadata | undefined, b: ProviderMetadata | undefined): ProviderMetadata | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  const out: ProviderMetadata = { ...a };
-  for (const k in b) out[k] = { ...a[k], ...b[k] };
-  return out;
-}
-
 /** Whether a `data-interrupt` / `data-interrupt-response` part's data is the canonical event without its envelope. */
 function isInterruptData(name: string, d: Record<string, unknown>): boolean {
   const optional = (keys: string[]) => keys.every((k) => d[k] === undefined || str(d[k]));
