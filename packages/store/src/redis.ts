@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import type { CanonicalEvent, FinishReason } from '@switchboard/core';
 import { parseObject } from './json.ts';
+import { upToTerminal } from './local-tails.ts';
 import type { PersistedMessage } from './projection.ts';
 import { isTerminal } from './projection.ts';
 import { ownerColumn, takeSearchParam } from './rows.ts';
@@ -538,7 +539,7 @@ export class RedisStore extends BaseStore {
    * Tail by XREAD BLOCK on a connection of its own: read what is there, and when nothing is, block
    * on the stream from the last id seen (so an append between the two is never missed).
    */
-  override async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+  override async *tailPages(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
     this.assertOpen();
     const stop = this.stopper(options.signal);
     const stream = this.k('run', runId, 'events');
@@ -577,10 +578,11 @@ export class RedisStore extends BaseStore {
           }
           events = eventsOfEntries(xreadEntries(reply));
         }
-        for (const e of events) {
-          last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
+        if (events.length > 0) {
+          const page = upToTerminal(events);
+          last = page[page.length - 1].seq;
+          yield page;
+          if (isTerminal(page[page.length - 1])) return;
         }
       }
     } finally {

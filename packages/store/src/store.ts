@@ -191,6 +191,13 @@ export interface Store {
    * run-abort (or the signal). Never misses nor repeats an event, whatever the timing of appends.
    */
   tail(runId: string, options?: TailOptions): AsyncIterable<CanonicalEvent>;
+  /**
+   * The same as `tail`, a page at a time: each array holds the events that became readable together
+   * (one read, one group commit), in order, never empty. Consumers that write somewhere (a socket)
+   * do one write per page instead of one per event. Optional: without it, `tailPages(store, …)`
+   * (resume.ts) makes pages of one event from `tail`.
+   */
+  tailPages?(runId: string, options?: TailOptions): AsyncIterable<CanonicalEvent[]>;
 
   /** The messages of a chat in order (user, assistant, user, …). A live run's message is projected up to its last event. */
   listMessages(chatId: string): Promise<PersistedMessage[]>;
@@ -640,8 +647,14 @@ export abstract class BaseStore implements Store {
     return this.dbReadEvents(runId, options.after ?? -1, options.limit);
   }
 
-  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
+  /** The tail, event by event (backends override `tailPages`). */
   async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+    this.assertOpen();
+    for await (const page of this.tailPages(runId, options)) for (const e of page) yield e;
+  }
+
+  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
+  async *tailPages(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
     this.assertOpen();
     yield* this.tails.follow(runId, options, {
       readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
