@@ -75,7 +75,7 @@ export function runInProcess(
   /** Ends the wait for the source's step in progress (set per step). */
   let wakeStop: (() => void) | undefined;
   const timers = new Set<NodeJS.Timeout>();
-  let idle: NodeJS.Timeout | undefined;
+  let idleArmed = false;
 
   const log = (level: Parameters<RunnerLogger['log']>[0], message: string) => {
     try {
@@ -105,12 +105,14 @@ export function runInProcess(
   const checkIdle = () => {
     const ms = agent.limits.idleTimeoutMs;
     const quiet = performance.now() - lastActive;
-    if (quiet < ms) idle = timer(Math.max(1, Math.ceil(ms - quiet)), checkIdle);
+    if (quiet < ms) timer(Math.max(1, Math.ceil(ms - quiet)), checkIdle);
     else halt({ kind: 'fail', code: 'timeout', message: `agent "${agent.name}" produced nothing for ${ms} ms (idle timeout)` });
   };
   const armIdle = () => {
     lastActive = performance.now();
-    idle ??= timer(agent.limits.idleTimeoutMs, checkIdle);
+    if (idleArmed) return;
+    idleArmed = true;
+    timer(agent.limits.idleTimeoutMs, checkIdle);
   };
   const onAbort = () => {
     const r: unknown = request.signal?.reason;
