@@ -119,7 +119,7 @@ const PUMP_SLICE_MS = 10;
 /** Most events in one append. */
 const MAX_BATCH = 256;
 /** Events the pump takes from the agent ahead of the append in flight before it waits for it. */
-const AHEAD = 16;
+const AHEAD = 32;
 
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
