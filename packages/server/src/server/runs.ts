@@ -262,9 +262,10 @@ export class RunManager {
         ...(Object.keys(metadata).length ? { metadata } : {}),
       });
     } catch (err) {
-      // Created meanwhile by another request: whose is it? (The same checks as for an existing chat.)
+      // Created meanwhile by another request: whose is it?
       if (!(err instanceof StoreError && err.code === 'conflict')) throw err;
-      return this.ensureChat(chatId, principal, title, agent);
+      if (!canSee(principal, await this.store.getChat(chatId))) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
+      return false;
     }
     return true;
   }
