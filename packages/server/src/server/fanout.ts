@@ -321,7 +321,7 @@ export class FanoutStore implements Store {
         // Live events, in order; a gap means something was missed: the log has it.
         const live: CanonicalEvent[] = [];
         let taken = 0;
-        for (; taken < queue.length; taken++) {
+        for (; taken < queue.length && !reread; taken++) {
           const e = queue[taken];
           if (e.seq <= last) continue;
           if (e.seq !== last + 1) {
