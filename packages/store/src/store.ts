@@ -331,6 +331,24 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
   return { chat, run, user };
 }
 
+/** Re-sent events (seq already stored) must be the stored ones: else `conflict`. */
+async function checkDuplicates(
+  runId: string,
+  dups: CanonicalEvent[],
+  read: (after: number, limit: number) => Promise<CanonicalEvent[]>,
+): Promise<void> {
+  const from = dups[0].seq;
+  const bySeq = new Map((await read(from - 1, dups[dups.length - 1].seq - from + 1)).map((e) => [e.seq, e]));
+  for (const e of dups) {
+    const s = bySeq.get(e.seq);
+    if (!s || !sameJson(s, e))
+      throw new StoreError(
+        'conflict',
+        `run ${runId}: a different event is already stored at seq ${e.seq} (${s?.type ?? 'missing'} vs ${e.type})`,
+      );
+  }
+}
+
 /** The run-start of a run that has none yet, for `interruptRun` to close it with. */
 function startOf(run: Run, ts: number): CanonicalEvent {
   return {
@@ -539,7 +557,7 @@ export abstract class BaseStore implements Store {
       }
       const dups = events.filter((e) => e.seq <= run.lastSeq);
       const fresh = events.filter((e) => e.seq > run.lastSeq);
-      if (dups.length > 0) await this.checkDuplicates(runId, dups);
+      if (dups.length > 0) await checkDuplicates(runId, dups, (after, limit) => this.dbReadEvents(runId, after, limit));
       const result: AppendResult = { runId, appended: 0, duplicates: dups.length, lastSeq: run.lastSeq, status: run.status };
       if (fresh.length === 0) return result;
       // Events past the cached end: another instance may have appended meanwhile; check against the database.
@@ -628,20 +646,6 @@ export abstract class BaseStore implements Store {
     const id = wanted || runId;
     const taken = await this.dbGetMessage(id);
     return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
-  }
-
-  private async checkDuplicates(runId: string, dups: CanonicalEvent[]): Promise<void> {
-    const from = dups[0].seq;
-    const stored = await this.dbReadEvents(runId, from - 1, dups[dups.length - 1].seq - from + 1);
-    const bySeq = new Map(stored.map((e) => [e.seq, e]));
-    for (const e of dups) {
-      const s = bySeq.get(e.seq);
-      if (!s || !sameJson(s, e))
-        throw new StoreError(
-          'conflict',
-          `run ${runId}: a different event is already stored at seq ${e.seq} (${s?.type ?? 'missing'} vs ${e.type})`,
-        );
-    }
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
