@@ -34,12 +34,16 @@ export function pipe<A, B, C>(a: Machine<A, B>, b: Machine<B, C>): Machine<A, C>
 /** Anything we accept as a source: sync or async iterables, and web ReadableStreams. */
 export type Source<T> = AsyncIterable<T> | Iterable<T> | ReadableStream<T>;
 
-/** Runs a machine over a source, as an async iterable of its outputs. */
+/**
+ * Runs a machine over a source, as an async iterable of its outputs. (A plain loop, not `yield*`:
+ * `yield*` over an array in an async generator wraps it in an async iterator, extra promises per
+ * output.)
+ */
 export async function* run<I, O>(source: Source<I>, machine: Machine<I, O>): AsyncGenerator<O> {
   for await (const input of source as AsyncIterable<I>) {
-    yield* machine.push(input);
+    for (const out of machine.push(input)) yield out;
   }
-  yield* machine.end();
+  for (const out of machine.end()) yield out;
 }
 
 /** Wraps a machine as a web TransformStream (for `readable.pipeThrough`). */

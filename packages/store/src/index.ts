@@ -34,6 +34,7 @@ export {
   toUIMessages,
   toUIParts,
 } from './history.ts';
+export { upToTerminal } from './local-tails.ts';
 export type { MemoryStoreOptions } from './memory.ts';
 export { MemoryData, MemoryStore, openMemoryStore } from './memory.ts';
 export type { AnyStore, OpenStoreOptions } from './open.ts';
@@ -72,7 +73,7 @@ export type { RedisStore, RedisStoreOptions } from './redis.ts';
 export type { ReplayClock, ReplayOptions } from './replay.ts';
 export { realClock, replay, replayEvents } from './replay.ts';
 export type { ResumeOptions } from './resume.ts';
-export { activeRun, latestRun, resumeEvents, resumeSse, resumeSseResponse } from './resume.ts';
+export { activeRun, latestRun, resumeEvents, resumeSse, resumeSseResponse, tailPages } from './resume.ts';
 export type { SqliteStoreOptions } from './sqlite.ts';
 export { defaultSqlitePath, openSqliteStore, SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.ts';
 export type {

@@ -12,6 +12,12 @@ export const READ_PAGE = 1000;
 /** Most events of a run kept for the local tails (see `remember`). */
 const RECENT_EVENTS = 4096;
 
+/** The page up to and including its first terminal event (nothing follows one in a log; a tail stops there). */
+export function upToTerminal(page: CanonicalEvent[]): CanonicalEvent[] {
+  for (let i = 0; i < page.length - 1; i++) if (isTerminal(page[i])) return page.slice(0, i + 1);
+  return page;
+}
+
 /** A version counter tails wait on. */
 class Signal {
   version = 0;
@@ -56,8 +62,11 @@ export class LocalTails {
   private readonly aborts = new Set<AbortController>();
   private readonly recent = new Map<string, { from: number; events: CanonicalEvent[]; ended: boolean }>();
 
-  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
-  async *follow(runId: string, options: { after?: number; signal?: AbortSignal }, src: TailSource): AsyncGenerator<CanonicalEvent> {
+  /**
+   * Generic tail, a page at a time: read after the last seq, wait for a notification (or the poll
+   * interval), repeat. A page is what one read (or one commit here) gave, cut after a terminal event.
+   */
+  async *follow(runId: string, options: { after?: number; signal?: AbortSignal }, src: TailSource): AsyncGenerator<CanonicalEvent[]> {
     const signal = this.subscribe(runId);
     const stop = this.stopper(options.signal);
     try {
@@ -67,10 +76,11 @@ export class LocalTails {
         const seen = signal.version;
         const cached = this.recalled(runId, last);
         const page = cached ?? (await src.readEvents(runId, last, READ_PAGE));
-        for (const e of page) {
-          last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
+        if (page.length > 0) {
+          const out = upToTerminal(page);
+          last = out[out.length - 1].seq;
+          yield out;
+          if (isTerminal(out[out.length - 1])) return;
         }
         if (page.length === READ_PAGE) continue;
         if (page.length > 0 && cached && !this.recent.get(runId)?.ended && page.length < READ_PAGE) {
@@ -81,12 +91,13 @@ export class LocalTails {
         }
         if (cached && page.length === 0) {
           const fresh = await src.readEvents(runId, last, READ_PAGE);
-          for (const e of fresh) {
-            last = e.seq;
-            yield e;
-            if (isTerminal(e)) return;
+          if (fresh.length > 0) {
+            const out = upToTerminal(fresh);
+            last = out[out.length - 1].seq;
+            yield out;
+            if (isTerminal(out[out.length - 1])) return;
+            continue;
           }
-          if (fresh.length > 0) continue;
         }
         if (page.length === 0) {
           const run = await src.getRun(runId);

@@ -349,10 +349,10 @@ export class PostgresStore extends BaseStore {
     return this.listening;
   }
 
-  override async *tail(runId: string, options: { after?: number; signal?: AbortSignal } = {}): AsyncGenerator<CanonicalEvent> {
+  override async *tailPages(runId: string, options: { after?: number; signal?: AbortSignal } = {}): AsyncGenerator<CanonicalEvent[]> {
     this.assertOpen();
     await this.listen();
-    yield* super.tail(runId, options);
+    yield* super.tailPages(runId, options);
   }
 
   protected async dbClose(): Promise<void> {

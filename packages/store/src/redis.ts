@@ -12,6 +12,7 @@
  * - `<prefix>schema` holds the schema version.
  *
  * Keys (prefix default `switchboard:`): `chats` (zset by updatedAt), `chat:<id>` (hash),
+ * `owner:<owner>:chats` (zset by updatedAt: the owner index, written by the same scripts as the chat),
  * `chat:<id>:runs` / `chat:<id>:messages` (zsets in creation order), `run:<id>` (hash), `run:<id>:seq`,
  * `run:<id>:events`, `msg:<id>` (JSON), `running` (set of live run ids), `order` (counter).
  * One Redis (or a primary with replicas); Redis Cluster is not supported (keys of a chat span slots).
@@ -20,9 +21,10 @@ import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import type { CanonicalEvent, FinishReason } from '@switchboard/core';
 import { parseObject } from './json.ts';
+import { upToTerminal } from './local-tails.ts';
 import type { PersistedMessage } from './projection.ts';
 import { isTerminal } from './projection.ts';
-import { takeSearchParam } from './rows.ts';
+import { ownerColumn, takeSearchParam } from './rows.ts';
 import {
   BaseStore,
   type BaseStoreOptions,
@@ -36,7 +38,7 @@ import {
 } from './store.ts';
 
 /** The schema version this code writes. */
-export const REDIS_SCHEMA_VERSION = 1;
+export const REDIS_SCHEMA_VERSION = 2;
 
 export interface RedisStoreOptions extends BaseStoreOptions {
   /** Connection URL (default `REDIS_URL`, else `redis://127.0.0.1:6379`). A `?prefix=` parameter sets the key prefix. */
@@ -52,19 +54,66 @@ export interface RedisStoreOptions extends BaseStoreOptions {
 type Client = RedisClientType;
 type Reply = unknown;
 
-const CREATE_CHAT = `
+// Keeps a chat's owner index in step with its hash: moves the chat from its old owner's zset to the
+// new one's (the owner kept in the hash's `owner` field) and sets its score. Scripts below prepend it.
+// reindex(chatKey, prefix, chatId, owner or false to keep the stored one, '' for none, updatedAt)
+const REINDEX = `
+local function reindex(chat, prefix, id, owner, at)
+  local old = redis.call('HGET', chat, 'owner')
+  if owner == false then owner = old or '' end
+  if old and old ~= owner then redis.call('ZREM', prefix .. 'owner:' .. old .. ':chats', id) end
+  if owner == '' then
+    if old then redis.call('HDEL', chat, 'owner') end
+    return
+  end
+  if old ~= owner then redis.call('HSET', chat, 'owner', owner) end
+  redis.call('ZADD', prefix .. 'owner:' .. owner .. ':chats', at, id)
+end
+`;
+
+// KEYS: 1 chat, 2 chats. ARGV: 1 chatId, 2 createdAt, 3 title, 4 metadata, 5 owner, 6 prefix
+const CREATE_CHAT = `${REINDEX}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'createdAt', ARGV[2], 'updatedAt', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'title', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[4]) end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+reindex(KEYS[1], ARGV[6], ARGV[1], ARGV[5], ARGV[2])
+return 1
+`;
+
+// KEYS: 1 chat, 2 chats. ARGV: 1 chatId, 2 updatedAt, 3 't' .. title ('' keeps it), 4 metadata ('' keeps), 5 owner, 6 prefix
+const UPDATE_CHAT = `${REINDEX}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'updatedAt', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'title', string.sub(ARGV[3], 2)) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[4]) end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+reindex(KEYS[1], ARGV[6], ARGV[1], ARGV[5], ARGV[2])
+return 1
+`;
+
+// Schema 1 → 2: indexes a page of existing chats by the string `metadata.owner` (idempotent).
+// KEYS: the chat hashes. ARGV: 1 prefix
+const INDEX_OWNERS = `${REINDEX}
+for _, key in ipairs(KEYS) do
+  local h = redis.call('HMGET', key, 'id', 'metadata', 'updatedAt')
+  if h[1] then
+    local owner = ''
+    if h[2] then
+      local ok, meta = pcall(cjson.decode, h[2])
+      if ok and type(meta) == 'table' and type(meta.owner) == 'string' then owner = meta.owner end
+    end
+    reindex(key, ARGV[1], h[1], owner, h[3])
+  end
+end
 return 1
 `;
 
 // KEYS: 1 chat, 2 chats, 3 chat runs, 4 order, 5 run, 6 running, 7 user message, 8 chat messages
 // ARGV: 1 chatId, 2 title, 3 now, 4 runId, 5 messageId, 6 userMessageId, 7 user message JSON, 8 user message id,
-//       9 exclusive ('1' or ''), 10 lease holder, 11 lease end
-const CREATE_RUN = `
+//       9 exclusive ('1' or ''), 10 lease holder, 11 lease end, 12 prefix
+const CREATE_RUN = `${REINDEX}
 if ARGV[9] == '1' then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     if id ~= ARGV[4] and redis.call('SISMEMBER', KEYS[6], id) == 1 then return 'busy:' .. id end
@@ -78,6 +127,7 @@ else
   redis.call('HSET', KEYS[1], 'updatedAt', ARGV[3])
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+reindex(KEYS[1], ARGV[12], ARGV[1], false, ARGV[3])
 redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[4])
 redis.call('HSET', KEYS[5], 'id', ARGV[4], 'chatId', ARGV[1], 'status', 'running', 'lastSeq', '-1', 'createdAt', ARGV[3], 'updatedAt', ARGV[3])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], 'messageId', ARGV[5]) end
@@ -93,18 +143,18 @@ return 1
 
 // KEYS: 1 run, 2 seq counter, 3 stream, 4 message, 5 chat messages, 6 order, 7 chat, 8 chats, 9 running
 // ARGV: 1 expected last seq, 2 status, 3 finishReason, 4 updatedAt, 5 new messageId, 6 message JSON, 7 message id,
-//       8 chat updatedAt, 9 chatId, 10 runId, 11 n, then n pairs (seq, event JSON)
-const APPEND = `
+//       8 chat updatedAt, 9 chatId, 10 runId, 11 n, 12 prefix, then n pairs (seq, event JSON)
+const APPEND = `${REINDEX}
 if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('SBNORUN') end
 local count = tonumber(redis.call('GET', KEYS[2]) or '0')
 if count ~= tonumber(ARGV[1]) + 1 then return redis.error_reply('SBCONFLICT') end
 local n = tonumber(ARGV[11])
 for i = 0, n - 1 do
-  if tonumber(ARGV[12 + 2 * i]) ~= count + i then return redis.error_reply('SBGAP') end
+  if tonumber(ARGV[13 + 2 * i]) ~= count + i then return redis.error_reply('SBGAP') end
 end
 for i = 0, n - 1 do
   local seq = redis.call('INCR', KEYS[2]) - 1
-  redis.call('XADD', KEYS[3], '0-' .. (seq + 1), 'e', ARGV[13 + 2 * i])
+  redis.call('XADD', KEYS[3], '0-' .. (seq + 1), 'e', ARGV[14 + 2 * i])
 end
 redis.call('HSET', KEYS[1], 'lastSeq', tostring(count + n - 1), 'status', ARGV[2], 'updatedAt', ARGV[4])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'finishReason', ARGV[3]) end
@@ -117,11 +167,11 @@ end
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[7], 'updatedAt', ARGV[8])
   redis.call('ZADD', KEYS[8], ARGV[8], ARGV[9])
+  reindex(KEYS[7], ARGV[12], ARGV[9], false, ARGV[8])
 end
 return count + n - 1
 `;
 
-// KEYS: 1 chat, 2 chats, 3 chat runs, 4 chat messages, 5 running. ARGV: 1 prefix, 2 chatId
 // KEYS: the run hashes. ARGV: 1 holder, 2 lease end
 const RENEW_LEASES = `
 for _, key in ipairs(KEYS) do
@@ -132,8 +182,10 @@ end
 return 1
 `;
 
-const DELETE_CHAT = `
+// KEYS: 1 chat, 2 chats, 3 chat runs, 4 chat messages, 5 running. ARGV: 1 prefix, 2 chatId
+const DELETE_CHAT = `${REINDEX}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+reindex(KEYS[1], ARGV[1], ARGV[2], '', 0)
 local runs = redis.call('ZRANGE', KEYS[3], 0, -1)
 local msgs = redis.call('ZRANGE', KEYS[4], 0, -1)
 for _, id in ipairs(runs) do
@@ -245,14 +297,33 @@ export class RedisStore extends BaseStore {
     await this.client.connect();
     this.connected = true;
     const key = this.k('schema');
-    await this.client.sendCommand(['SET', key, String(REDIS_SCHEMA_VERSION), 'NX']);
+    // A fresh prefix has no chats to migrate: it starts at the current version.
+    const fresh = Number(await this.client.sendCommand(['EXISTS', this.k('chats')])) === 0;
+    await this.client.sendCommand(['SET', key, String(fresh ? REDIS_SCHEMA_VERSION : 1), 'NX']);
     const v = Number(await this.client.sendCommand(['GET', key]));
     if (v > REDIS_SCHEMA_VERSION)
       throw new StoreError(
         'schema',
         `Redis keys under ${this.prefix} have schema version ${v}; this code supports up to ${REDIS_SCHEMA_VERSION}`,
       );
-    // Future migrations run here, each guarded by the version key.
+    if (v < 2) await this.indexOwners();
+    // Later migrations run here, each guarded by the version key.
+  }
+
+  /** Migration 1 → 2: the owner index of the chats already stored (idempotent, so a second instance may repeat it). */
+  private async indexOwners(): Promise<void> {
+    const PAGE = 500;
+    for (let at = 0; ; at += PAGE) {
+      const ids = (await this.client.sendCommand(['ZRANGE', this.k('chats'), String(at), String(at + PAGE - 1)])) as string[];
+      if (ids.length > 0)
+        await this.script(
+          INDEX_OWNERS,
+          ids.map((id) => this.k('chat', id)),
+          [this.prefix],
+        );
+      if (ids.length < PAGE) break;
+    }
+    await this.client.sendCommand(['SET', this.k('schema'), '2']);
   }
 
   /** The stored schema version. */
@@ -274,7 +345,14 @@ export class RedisStore extends BaseStore {
     const r = await this.script(
       CREATE_CHAT,
       [this.k('chat', chat.id), this.k('chats')],
-      [chat.id, String(chat.createdAt), chat.title ?? '', chat.metadata ? JSON.stringify(chat.metadata) : ''],
+      [
+        chat.id,
+        String(chat.createdAt),
+        chat.title ?? '',
+        chat.metadata ? JSON.stringify(chat.metadata) : '',
+        ownerColumn(chat) ?? '',
+        this.prefix,
+      ],
     );
     return Number(r) === 1;
   }
@@ -300,30 +378,36 @@ export class RedisStore extends BaseStore {
     return chats.filter((c): c is Chat => c !== undefined);
   }
 
-  /** Redis keeps no owner index: pages through the chats by recency, keeping the owner's. */
+  /** The owner's chats from the owner index (`owner:<owner>:chats`): never reads another owner's chat. */
   private async listOwnedChats(owner: string, limit: number, offset: number): Promise<Chat[]> {
-    const out: Chat[] = [];
-    let skipped = 0;
-    const PAGE = 500;
-    for (let at = 0; out.length < limit; at += PAGE) {
-      const page = await this.dbListChats(PAGE, at, undefined);
-      for (const chat of page) {
-        if (chat.metadata?.owner !== owner) continue;
-        if (skipped < offset) skipped++;
-        else if (out.length < limit) out.push(chat);
-      }
-      if (page.length < PAGE) break;
-    }
-    return out;
+    const ids = (await this.client.sendCommand([
+      'ZRANGE',
+      this.k('owner', owner, 'chats'),
+      '+inf',
+      '-inf',
+      'BYSCORE',
+      'REV',
+      'LIMIT',
+      String(offset),
+      String(limit),
+    ])) as string[];
+    const chats = await Promise.all(ids.map((id) => this.dbGetChat(id)));
+    return chats.filter((c): c is Chat => c !== undefined);
   }
 
   protected async dbUpdateChat(chat: Chat): Promise<void> {
-    const key = this.k('chat', chat.id);
-    const args = ['HSET', key, 'updatedAt', String(chat.updatedAt)];
-    if (chat.title !== undefined) args.push('title', chat.title);
-    if (chat.metadata !== undefined) args.push('metadata', JSON.stringify(chat.metadata));
-    await this.client.sendCommand(args);
-    await this.client.sendCommand(['ZADD', this.k('chats'), 'XX', String(chat.updatedAt), chat.id]);
+    await this.script(
+      UPDATE_CHAT,
+      [this.k('chat', chat.id), this.k('chats')],
+      [
+        chat.id,
+        String(chat.updatedAt),
+        chat.title !== undefined ? `t${chat.title}` : '',
+        chat.metadata !== undefined ? JSON.stringify(chat.metadata) : '',
+        ownerColumn(chat) ?? '',
+        this.prefix,
+      ],
+    );
   }
 
   protected async dbDeleteChat(chatId: string): Promise<string[] | false> {
@@ -360,6 +444,7 @@ export class RedisStore extends BaseStore {
         exclusive ? '1' : '',
         run.leaseHolder ?? '',
         run.leaseUntil !== undefined ? String(run.leaseUntil) : '',
+        this.prefix,
       ],
     );
     return typeof r === 'string' && r.startsWith('busy:') ? r.slice(5) : undefined;
@@ -410,6 +495,7 @@ export class RedisStore extends BaseStore {
       c.chatId,
       c.runId,
       String(c.events.length),
+      this.prefix,
     ];
     for (const e of c.events) args.push(String(e.seq), e.json);
     try {
@@ -453,7 +539,7 @@ export class RedisStore extends BaseStore {
    * Tail by XREAD BLOCK on a connection of its own: read what is there, and when nothing is, block
    * on the stream from the last id seen (so an append between the two is never missed).
    */
-  override async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+  override async *tailPages(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
     this.assertOpen();
     const stop = this.stopper(options.signal);
     const stream = this.k('run', runId, 'events');
@@ -492,10 +578,11 @@ export class RedisStore extends BaseStore {
           }
           events = eventsOfEntries(xreadEntries(reply));
         }
-        for (const e of events) {
-          last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
+        if (events.length > 0) {
+          const page = upToTerminal(events);
+          last = page[page.length - 1].seq;
+          yield page;
+          if (isTerminal(page[page.length - 1])) return;
         }
       }
     } finally {

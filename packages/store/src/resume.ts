@@ -19,7 +19,7 @@ import {
   parseFrameId,
 } from '@switchboard/core';
 
-import { type Run, type Store, StoreError } from './store.ts';
+import { type Run, type Store, StoreError, type TailOptions } from './store.ts';
 
 export interface ResumeOptions extends EncoderOptions {
   /** Stops the stream (client gone): the iterator ends without the protocol's terminator. */
@@ -29,10 +29,20 @@ export interface ResumeOptions extends EncoderOptions {
 /** Protocols whose encoder keeps no state across events: their re-encoding can start at the client's seq. */
 const STATELESS = new Set<string>(['canonical']);
 
+/** A store's tail a page at a time: its `tailPages`, or pages of one event from `tail` when it has none. */
+export async function* tailPages(store: Store, runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
+  if (store.tailPages) {
+    yield* store.tailPages(runId, options);
+    return;
+  }
+  for await (const e of store.tail(runId, options)) yield [e];
+}
+
 /**
  * The SSE text of a run in a protocol, after `lastEventId` (the whole stream without one), then live
  * until the run ends, then the protocol's terminator. Concatenated with what the client already had,
- * it is byte for byte the uninterrupted stream, ids included.
+ * it is byte for byte the uninterrupted stream, ids included. One string per page of the tail (the
+ * frames of the events committed together), so a writer makes one write per commit.
  *
  * @example
  * for await (const chunk of resumeSse(store, runId, 'ai-sdk', request.headers.get('last-event-id'))) write(chunk);
@@ -53,12 +63,15 @@ export async function* resumeSse(
   if (after && STATELESS.has(protocol)) tailOptions.after = after.seq - 1;
   if (signal) tailOptions.signal = signal;
   let ended = false;
-  for await (const e of store.tail(runId, tailOptions)) {
-    for (const chunk of encoder.push(e)) yield chunk;
-    if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
+  for await (const page of tailPages(store, runId, tailOptions)) {
+    let text = '';
+    for (const e of page) {
+      for (const chunk of encoder.push(e)) text += chunk;
+      if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
+    }
+    if (ended) for (const chunk of encoder.end()) text += chunk;
+    if (text) yield text;
   }
-  if (!ended) return;
-  for (const chunk of encoder.end()) yield chunk;
 }
 
 /**
@@ -87,16 +100,6 @@ export async function activeRun(store: Store, chatId: string): Promise<Run | und
   return run?.status === 'running' ? run : undefined;
 }
 
-const SHORTLY = Symbol('shortly');
-
-/** Resolves after a few microtask hops: long enough for an already-read event to come through the generators, no I/O. */
-async function shortly(): Promise<typeof SHORTLY> {
-  for (let i = 0; i < 16; i++) await null;
-  return SHORTLY;
-}
-/** Largest chunk one pull puts together (characters). */
-const COALESCE_CHARS = 64 * 1024;
-
 /**
  * A web `Response` streaming {@link resumeSse} with the protocol's SSE headers (for the AI SDK:
  * `x-vercel-ai-ui-message-stream: v1`). Pull-based: a slow client never makes memory grow.
@@ -114,35 +117,14 @@ export function resumeSseResponse(
   outer?.addEventListener('abort', () => ctl.abort(), { once: true });
   const text = resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal });
   const bytes = new TextEncoder();
-  // A read that has not settled by the end of the last pull: the next pull starts with it.
-  let waiting: Promise<IteratorResult<string>> | undefined;
   const body = new ReadableStream<Uint8Array>({
-    // The frames that are ready at once go out in one chunk (one socket write for a page of the
-    // log instead of one per frame); a frame that is not ready within a few microtasks (it waits
-    // for a commit) is not waited for.
+    // One chunk per page of the tail: the frames of the events committed together go out in one
+    // socket write.
     async pull(controller) {
       try {
-        let next = await (waiting ?? text.next());
-        waiting = undefined;
-        let out = '';
-        let late = false;
-        const soon = shortly();
-        void soon.then(() => {
-          late = true;
-        });
-        while (!next.done) {
-          out += next.value;
-          if (out.length >= COALESCE_CHARS || late) break;
-          const read = text.next();
-          const first = await Promise.race([read, soon]);
-          if (first === SHORTLY) {
-            waiting = read;
-            break;
-          }
-          next = first;
-        }
-        if (out) controller.enqueue(bytes.encode(out));
+        const next = await text.next();
         if (next.done) controller.close();
+        else controller.enqueue(bytes.encode(next.value));
       } catch (err) {
         controller.error(err);
       }

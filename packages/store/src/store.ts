@@ -25,7 +25,7 @@ import {
 import { ConcurrentAppendError, StoreError } from './errors.ts';
 import { GroupCommit } from './group-commit.ts';
 import { sameJson } from './json.ts';
-import { LiveRuns } from './live-runs.ts';
+import { type LiveRun, LiveRuns } from './live-runs.ts';
 import { LocalTails } from './local-tails.ts';
 import {
   type AssistantMessage,
@@ -191,6 +191,13 @@ export interface Store {
    * run-abort (or the signal). Never misses nor repeats an event, whatever the timing of appends.
    */
   tail(runId: string, options?: TailOptions): AsyncIterable<CanonicalEvent>;
+  /**
+   * The same as `tail`, a page at a time: each array holds the events that became readable together
+   * (one read, one group commit), in order, never empty. Consumers that write somewhere (a socket)
+   * do one write per page instead of one per event. Optional: without it, `tailPages(store, …)`
+   * (resume.ts) makes pages of one event from `tail`.
+   */
+  tailPages?(runId: string, options?: TailOptions): AsyncIterable<CanonicalEvent[]>;
 
   /** The messages of a chat in order (user, assistant, user, …). A live run's message is projected up to its last event. */
   listMessages(chatId: string): Promise<PersistedMessage[]>;
@@ -322,6 +329,24 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
     run.userMessageId = user.id;
   }
   return { chat, run, user };
+}
+
+/** Re-sent events (seq already stored) must be the stored ones: else `conflict`. */
+async function checkDuplicates(
+  runId: string,
+  dups: CanonicalEvent[],
+  read: (after: number, limit: number) => Promise<CanonicalEvent[]>,
+): Promise<void> {
+  const from = dups[0].seq;
+  const bySeq = new Map((await read(from - 1, dups[dups.length - 1].seq - from + 1)).map((e) => [e.seq, e]));
+  for (const e of dups) {
+    const s = bySeq.get(e.seq);
+    if (!s || !sameJson(s, e))
+      throw new StoreError(
+        'conflict',
+        `run ${runId}: a different event is already stored at seq ${e.seq} (${s?.type ?? 'missing'} vs ${e.type})`,
+      );
+  }
 }
 
 /** The run-start of a run that has none yet, for `interruptRun` to close it with. */
@@ -532,7 +557,7 @@ export abstract class BaseStore implements Store {
       }
       const dups = events.filter((e) => e.seq <= run.lastSeq);
       const fresh = events.filter((e) => e.seq > run.lastSeq);
-      if (dups.length > 0) await this.checkDuplicates(runId, dups);
+      if (dups.length > 0) await checkDuplicates(runId, dups, (after, limit) => this.dbReadEvents(runId, after, limit));
       const result: AppendResult = { runId, appended: 0, duplicates: dups.length, lastSeq: run.lastSeq, status: run.status };
       if (fresh.length === 0) return result;
       // Events past the cached end: another instance may have appended meanwhile; check against the database.
@@ -549,7 +574,9 @@ export abstract class BaseStore implements Store {
           throw new StoreError('invalid', `run ${runId}: events after ${fresh[i].type} (seq ${fresh[i].seq})`);
       }
 
-      const live = await this.live.liveRun(run);
+      // A run's first commit builds its projector below: nothing to rebuild from the log (two reads saved).
+      const live: LiveRun<Run> =
+        run.lastSeq < 0 ? { run, projector: undefined as unknown as Projector, lastWritten: -1 } : await this.live.liveRun(run);
       const last = fresh[fresh.length - 1];
       const status = statusOf(last);
       const finished = status !== 'running';
@@ -621,27 +648,19 @@ export abstract class BaseStore implements Store {
     return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
   }
 
-  private async checkDuplicates(runId: string, dups: CanonicalEvent[]): Promise<void> {
-    const from = dups[0].seq;
-    const stored = await this.dbReadEvents(runId, from - 1, dups[dups.length - 1].seq - from + 1);
-    const bySeq = new Map(stored.map((e) => [e.seq, e]));
-    for (const e of dups) {
-      const s = bySeq.get(e.seq);
-      if (!s || !sameJson(s, e))
-        throw new StoreError(
-          'conflict',
-          `run ${runId}: a different event is already stored at seq ${e.seq} (${s?.type ?? 'missing'} vs ${e.type})`,
-        );
-    }
-  }
-
   async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {
     this.assertOpen();
     return this.dbReadEvents(runId, options.after ?? -1, options.limit);
   }
 
-  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
+  /** The tail, event by event (backends override `tailPages`). */
   async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+    this.assertOpen();
+    for await (const page of this.tailPages(runId, options)) for (const e of page) yield e;
+  }
+
+  /** Generic tail: read after the last seq, wait for a notification (or the poll interval), repeat. */
+  async *tailPages(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
     this.assertOpen();
     yield* this.tails.follow(runId, options, {
       readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),

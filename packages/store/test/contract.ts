@@ -650,13 +650,19 @@ export function contract(label: string, setup: BackendSetup): void {
                 await store.append(events.slice(0, appended + 1));
                 const it = resumeSse(store, runId, protocol, idOf(frames[cut]))[Symbol.asyncIterator]();
                 const got: string[] = [];
-                const expectedCount = () => owner.filter((o, k) => o <= appended && k > cut).length;
+                // The text of the frames appended so far after the cut (chunks are pages of frames, not frames).
+                const expectedChars = () =>
+                  frames.reduce((n, f, k) => (owner[k] <= appended && k > cut ? n + f.length : n), 0) +
+                  (appended === events.length - 1 ? end.join('').length : 0);
                 const pull = async () => {
-                  while (got.length < expectedCount()) {
+                  let have = got.join('').length;
+                  while (have < expectedChars()) {
                     const next = await it.next();
                     assert.ok(!next.done, 'the resumed stream ended early');
                     got.push(next.value);
+                    have += next.value.length;
                   }
+                  assert.equal(have, expectedChars(), 'no frame before its event is appended');
                 };
                 await pull();
                 for (const n of sizes) {

@@ -72,12 +72,10 @@ export function runInProcess(
   const controller = new AbortController();
   let stop: Stop | undefined;
   let closing = false;
+  /** Ends the wait for the source's step in progress (set per step). */
   let wakeStop: (() => void) | undefined;
-  const stopped = new Promise<typeof STOPPED>((resolve) => {
-    wakeStop = () => resolve(STOPPED);
-  });
   const timers = new Set<NodeJS.Timeout>();
-  let idle: NodeJS.Timeout | undefined;
+  let idleArmed = false;
 
   const log = (level: Parameters<RunnerLogger['log']>[0], message: string) => {
     try {
@@ -101,15 +99,20 @@ export function runInProcess(
     timers.add(t);
     return t;
   };
-  const armIdle = () => {
-    if (idle) {
-      clearTimeout(idle);
-      timers.delete(idle);
-    }
+  // The idle timer is not reset per event (a timer per event costs more than the event): it
+  // fires, looks at when the agent last produced something, and waits again for the rest.
+  let lastActive = 0;
+  const checkIdle = () => {
     const ms = agent.limits.idleTimeoutMs;
-    idle = timer(ms, () =>
-      halt({ kind: 'fail', code: 'timeout', message: `agent "${agent.name}" produced nothing for ${ms} ms (idle timeout)` }),
-    );
+    const quiet = performance.now() - lastActive;
+    if (quiet < ms) timer(Math.max(1, Math.ceil(ms - quiet)), checkIdle);
+    else halt({ kind: 'fail', code: 'timeout', message: `agent "${agent.name}" produced nothing for ${ms} ms (idle timeout)` });
+  };
+  const armIdle = () => {
+    lastActive = performance.now();
+    if (idleArmed) return;
+    idleArmed = true;
+    timer(agent.limits.idleTimeoutMs, checkIdle);
   };
   const onAbort = () => {
     const r: unknown = request.signal?.reason;
@@ -145,13 +148,19 @@ export function runInProcess(
             const step = source.next();
             // Left behind when the run stops first: its failure is nobody's business then.
             step.catch(() => {});
-            const next = await Promise.race([step, stopped]);
+            // Whichever comes first: the step, or a stop (one promise per step; Promise.race
+            // would also leave a reaction on a shared "stopped" promise per event).
+            const next = await new Promise<IteratorResult<CanonicalEvent> | typeof STOPPED>((resolve, reject) => {
+              wakeStop = () => resolve(STOPPED);
+              step.then(resolve, reject);
+            });
             if (next === STOPPED) break;
             pending = false;
             if (next.done) break;
             armIdle();
             seq.pass(next.value, out);
-            if (out.length) yield* out.splice(0);
+            for (const e of out) yield e;
+            out.length = 0;
           }
         } catch (err) {
           pending = false;
@@ -169,7 +178,7 @@ export function runInProcess(
         else if (stop) seq.fail(stop.code, stop.message, out);
         else seq.finishTruncated(out);
       }
-      yield* out.splice(0);
+      for (const e of out.splice(0)) yield e;
     } finally {
       closing = true;
       request.signal?.removeEventListener('abort', onAbort);

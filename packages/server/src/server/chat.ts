@@ -131,6 +131,8 @@ export async function postChat(c: GatewayContext): Promise<Response> {
       messages: continues?.messages ?? conversation,
       principal: c.get('principal'),
       caller: c.get('caller'),
+      // A chat that did not exist is not read again (one that did is: it may have changed since).
+      ...(known === undefined ? { knownChat: null } : {}),
       ...(userMessage ? { userMessage } : {}),
       ...(continues ? { continues } : {}),
       ...(tools.length ? { tools: clientToolsOf(tools) } : {}),

@@ -31,6 +31,7 @@ import {
   type Store,
   StoreError,
   type TailOptions,
+  upToTerminal,
 } from '@switchboard/store';
 
 import { VersionSignal } from './signal.ts';
@@ -283,8 +284,13 @@ export class FanoutStore implements Store {
     return ids;
   }
 
-  /** The run's events after `after`: from Redis as they are published, from the log to fill gaps. */
+  /** The tail event by event (see `tailPages`). */
   async *tail(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent> {
+    for await (const page of this.tailPages(runId, options)) for (const e of page) yield e;
+  }
+
+  /** The run's events after `after`, a page at a time: from Redis as they are published, from the log to fill gaps. */
+  async *tailPages(runId: string, options: TailOptions = {}): AsyncGenerator<CanonicalEvent[]> {
     if (this.closed) throw new StoreError('closed', 'the store is closed');
     const stop = new AbortController();
     const outer = options.signal;
@@ -313,27 +319,34 @@ export class FanoutStore implements Store {
         if (stop.signal.aborted || this.closed) return;
         const seen = wake.version;
         // Live events, in order; a gap means something was missed: the log has it.
-        while (queue.length > 0 && !reread) {
-          const e = queue.shift() as CanonicalEvent;
+        const live: CanonicalEvent[] = [];
+        let taken = 0;
+        for (; taken < queue.length && !reread; taken++) {
+          const e = queue[taken];
           if (e.seq <= last) continue;
           if (e.seq !== last + 1) {
-            queue.unshift(e);
             reread = true;
             break;
           }
           last = e.seq;
-          yield e;
-          if (isTerminal(e)) return;
+          live.push(e);
+          if (isTerminal(e)) break;
+        }
+        queue.splice(0, taken);
+        if (live.length > 0) {
+          yield live;
+          if (isTerminal(live[live.length - 1])) return;
           if (stop.signal.aborted || this.closed) return;
         }
         if (reread) {
           reread = false;
           for (;;) {
             const page = await this.durable.read(runId, { after: last, limit: READ_PAGE });
-            for (const e of page) {
-              last = e.seq;
-              yield e;
-              if (isTerminal(e)) return;
+            if (page.length > 0) {
+              const out = upToTerminal(page);
+              last = out[out.length - 1].seq;
+              yield out;
+              if (isTerminal(out[out.length - 1])) return;
               if (stop.signal.aborted || this.closed) return;
             }
             if (page.length < READ_PAGE) break;

@@ -74,6 +74,11 @@ export interface StartRunInput {
   tools?: readonly ClientTool[];
   /** Answers to interrupts for the agent (RunRequest.resume). */
   resume?: readonly ResumeAnswer[];
+  /**
+   * `null`: the caller just read the chat and it did not exist, so it is not read again (one created
+   * meanwhile is still caught: creating it then conflicts, and it is checked as an existing chat).
+   */
+  knownChat?: null;
 }
 
 /** Why a run could not start, as an HTTP status and a message. */
@@ -119,7 +124,7 @@ const PUMP_SLICE_MS = 10;
 /** Most events in one append. */
 const MAX_BATCH = 256;
 /** Events the pump takes from the agent ahead of the append in flight before it waits for it. */
-const AHEAD = 16;
+const AHEAD = 32;
 
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
@@ -237,14 +242,16 @@ export class RunManager {
    * Makes sure the chat exists and `principal` may write to it: creates it (owned by the principal)
    * when it does not exist. Fails with 404 when it belongs to someone else. The chat remembers the
    * agent of its latest run (`metadata.agent`), so a client reopening it talks to the same agent.
+   * Returns true when it created the chat (it has no runs yet). `known` null: the caller has just
+   * seen that the chat does not exist.
    */
-  async ensureChat(chatId: string, principal: Principal, title?: string, agent?: string): Promise<void> {
-    const existing = await this.store.getChat(chatId);
+  async ensureChat(chatId: string, principal: Principal, title?: string, agent?: string, known?: null): Promise<boolean> {
+    const existing = known === null ? undefined : await this.store.getChat(chatId);
     if (existing) {
       if (!canSee(principal, existing)) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
       if (agent !== undefined && existing.metadata?.agent !== agent)
         await this.store.updateChat(chatId, { metadata: { ...existing.metadata, agent } });
-      return;
+      return false;
     }
     const owner = ownerOf(principal);
     const metadata = { ...(owner !== undefined ? { owner } : {}), ...(agent !== undefined ? { agent } : {}) };
@@ -258,7 +265,9 @@ export class RunManager {
       // Created meanwhile by another request: whose is it?
       if (!(err instanceof StoreError && err.code === 'conflict')) throw err;
       if (!canSee(principal, await this.store.getChat(chatId))) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
+      return false;
     }
+    return true;
   }
 
   /** Ends the chat's run in progress, if any, before another one starts. */
@@ -336,11 +345,12 @@ export class RunManager {
 
   private async startCounted(input: StartRunInput): Promise<LocalRun> {
     const title = input.title ?? titleOf(input.userMessage?.content);
-    await this.ensureChat(input.chatId, input.principal, title, input.agent);
+    const created = await this.ensureChat(input.chatId, input.principal, title, input.agent, input.knownChat);
     const runId = input.runId ?? randomUUID();
     if (input.runId !== undefined && (await this.store.getRun(runId)))
       throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
-    await this.settle(input.chatId);
+    // A chat created just now has no run to supersede (a racing start is caught by `exclusive` below).
+    if (!created) await this.settle(input.chatId);
 
     const messageId = input.continues?.messageId ?? `msg_${randomUUID().replace(/-/g, '')}`;
     const init = {

@@ -1,0 +1,39 @@
+/** The in-process runner's limits: the idle timer (re-armed lazily, not per event) still ends a hung agent. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type CanonicalEvent, decode } from '@switchboard/core';
+
+import type { AgentEvent } from '../src/agents/agent.ts';
+import { decoderOptions, runInProcess } from '../src/runner/in-process.ts';
+import { quietLogger } from './gateway-support.ts';
+
+const LIMITS = { timeoutMs: 60_000, idleTimeoutMs: 60_000, maxLineBytes: 1024 * 1024, maxOutputBytes: 64 * 1024 * 1024 };
+
+async function collect(it: AsyncIterable<CanonicalEvent>): Promise<CanonicalEvent[]> {
+  const out: CanonicalEvent[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+test('an in-process agent that produces events and then hangs hits the idle timeout', async () => {
+  const agent = { name: 'hang', framework: 'claude' as const, limits: { ...LIMITS, idleTimeoutMs: 50 } };
+  const run = runInProcess(agent, { runId: 'r_idle', messages: [] }, { logger: quietLogger() }, (ctx) => {
+    async function* lines(): AsyncGenerator<AgentEvent> {
+      yield { type: 'start', data: { model: 'hang' } };
+      for (let i = 0; i < 100; i++) yield { type: 'text', data: { content: `${i} ` } };
+      // Hangs until the runner stops it.
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    }
+    return decode(lines(), 'claude', decoderOptions(ctx, 'hang'));
+  });
+  const events = await collect(run);
+  const text = events.map((e) => (e.type === 'text-delta' ? e.delta : '')).join('');
+  assert.equal(text, Array.from({ length: 100 }, (_, i) => `${i} `).join(''), 'every event before the hang');
+  const error = events.find((e) => e.type === 'error');
+  assert.ok(error && error.type === 'error');
+  assert.equal(error.code, 'timeout');
+  assert.match(error.message, /produced nothing for 50 ms \(idle timeout\)/);
+  const last = events.at(-1);
+  assert.ok(last?.type === 'run-finish');
+  assert.equal(last.finishReason, 'error');
+});
