@@ -194,6 +194,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     out.push({ type: 'finish-step' });
   }
 
+  /** Encodes an event, first sending a held fatal error unless the event is one that closes the run. */
+  function encodeAfterFatal(e: CanonicalEvent, out: AiSdkChunk[]): void {
+    // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
+    if (fatalError !== undefined && !(CLOSING.has(e.type) || (summary !== undefined && e.type === 'step-finish'))) flushFatal(out);
+    encode(e, out);
+  }
+
   function encode(e: CanonicalEvent, out: AiSdkChunk[]): void {
     switch (e.type) {
       case 'run-start': {
@@ -459,13 +466,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       if (ended) return [];
       summary?.apply(e);
       const out: AiSdkChunk[] = [];
-      for (const x of seed000 ? seed000.push(e) : [e]) {
-        if (ended) break;
-        // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
-        const holds = CLOSING.has(x.type) || (summary !== undefined && x.type === 'step-finish');
-        if (fatalError !== undefined && !holds) flushFatal(out);
-        encode(x, out);
-      }
+      // Without the seed-000 fold (the common case) the event is encoded as it is: no array per event.
+      if (!seed000) encodeAfterFatal(e, out);
+      else
+        for (const x of seed000.push(e)) {
+          if (ended) break;
+          encodeAfterFatal(x, out);
+        }
       return out;
     },
     end() {
