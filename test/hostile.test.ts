@@ -18,6 +18,8 @@ import {
 import { guard } from '../packages/core/src/inputs/guard.ts';
 import { validate } from '../packages/core/src/schema.ts';
 import { openSqliteStore, StoreError } from '../packages/store/src/index.ts';
+import { matrixInputs } from './matrix/inputs.ts';
+import { detectInput } from './matrix/matrix.ts';
 import { runAgUi } from './support/ag-ui-oracle.ts';
 
 const OPTIONS = { runId: 'run', now: () => 0 };
@@ -226,4 +228,63 @@ test('the id rule: any Unicode, no control characters or lone surrogates', () =>
   assert.match(idProblem('a\ud800') ?? '', /lone surrogate/);
   assert.match(idProblem('') ?? '', /non-empty/);
   assert.match(idProblem('x'.repeat(513)) ?? '', /at most 512/);
+});
+
+describe('field names like Object.prototype members', () => {
+  /** Names an object inherits: a decoder that keeps input fields in a plain object must not find these. */
+  const INHERITED = ['toString', 'valueOf', 'hasOwnProperty', 'constructor', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+
+  /** The value with every inherited name added as a field of every object in it (values of several types). */
+  function withInheritedNames(value: unknown, depth = 0): unknown {
+    if (Array.isArray(value)) return value.map((v) => withInheritedNames(v, depth + 1));
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = withInheritedNames(v, depth + 1);
+    INHERITED.forEach((name, i) => {
+      out[name] = [`x${depth}`, i, [i], { n: i }][i % 4];
+    });
+    return out;
+  }
+
+  /** The capture with the names added to every object of every line (SSE `data:` payloads or JSON lines). */
+  function hostileCopy(body: Uint8Array): string {
+    const text = new TextDecoder().decode(body);
+    const sse = text.includes('data:');
+    return text
+      .split('\n')
+      .map((line) => {
+        const json = sse ? (line.startsWith('data:') ? line.slice(5).trim() : undefined) : line.trim();
+        if (!json || !(json.startsWith('{') || json.startsWith('['))) return line;
+        let value: unknown;
+        try {
+          value = JSON.parse(json);
+        } catch {
+          return line;
+        }
+        const changed = JSON.stringify(withInheritedNames(value));
+        return sse ? `data: ${changed}` : changed;
+      })
+      .join('\n');
+  }
+
+  // Every capture of the matrix, through the decoder `auto` picks for it, one test per framework.
+  const byFramework = new Map<string, { name: string; body: Uint8Array }[]>();
+  for (const input of matrixInputs()) {
+    const framework = detectInput(input.body);
+    if (framework) byFramework.set(framework, [...(byFramework.get(framework) ?? []), input]);
+  }
+  for (const [framework, inputs] of byFramework) {
+    test(`${framework} (${inputs.length} captures): no decoder_error, a clean end`, () => {
+      for (const input of inputs) {
+        const out = hostileCopy(input.body);
+        const events = drain(framed(createDecoder(framework as Parameters<typeof createDecoder>[0], OPTIONS)), [out]);
+        const failed = events.filter((e) => e.type === 'error' && e.code === 'decoder_error');
+        assert.deepEqual(
+          failed.map((e) => `${input.name}: ${(e as { message: string }).message}`),
+          [],
+        );
+        assert.equal(events.at(-1)?.type, 'run-finish', input.name);
+      }
+    });
+  }
 });

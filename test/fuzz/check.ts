@@ -213,6 +213,10 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
   const before = await continuationOf(c);
   const events = decodeCase(framework, c, seed, findings, before?.messageId);
   if (events.length === 0) return findings;
+  // The guard turns a decoder that throws into a located `decoder_error` (the API never throws), but
+  // the value it threw on is lost: that is a decoder throwing all the same.
+  const threw = events.find((e) => e.type === 'error' && e.code === 'decoder_error');
+  if (threw) add('decode-throw', `inside the guard: ${(threw as { message?: string }).message?.slice(0, 160)}`);
 
   try {
     const v = validate(events, { complete: true });

@@ -25,6 +25,8 @@ interface FuzzFixture {
 }
 
 const KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'type', 'data', 'id', 'index'];
+/** Keys a byte mutation renames a field to: `__proto__`, or a member every object inherits. */
+const INHERITED_KEYS = ['__proto__', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'constructor', 'isPrototypeOf'];
 
 let fixtures: FuzzFixture[] | undefined;
 
@@ -117,10 +119,13 @@ export function byteCase(seed: number): FuzzCase {
         names.push('number-to-1e400');
         lines[at] = (lines[at] ?? '').replace(/(?<=:)\d+/, '1e400');
         break;
-      case 6:
-        names.push('key-to-__proto__');
-        lines[at] = (lines[at] ?? '').replace(/"[a-z_]+"(?=:)/, '"__proto__"');
+      case 6: {
+        // A key renamed to `__proto__` or to a name every object inherits (`toString`, …).
+        const key = INHERITED_KEYS[Math.floor(r() * INHERITED_KEYS.length)] as string;
+        names.push(`key-to-${key}`);
+        lines[at] = (lines[at] ?? '').replace(/"[a-z_]+"(?=:)/, `"${key}"`);
         break;
+      }
       case 7:
         names.push('wrong-type');
         lines[at] = (lines[at] ?? '').replace(/:"[^"]*"/, ':{"x":[1]}').replace(/:\d+/, ':"7"');

@@ -151,8 +151,12 @@ const DELTA_MAPPED = new Set([
 /** Tool call fragment keys that are mapped. */
 const TOOL_MAPPED = new Set(['index', 'id', 'type', 'function', 'custom']);
 
+/**
+ * Appends to the list under `key` (a field name from the input). Own properties only: a field named
+ * like an `Object.prototype` member (`toString`, `valueOf`, …) must not find the inherited function.
+ */
 function pushTo(record: Record<string, Json[]>, key: string, ...values: Json[]): void {
-  const list = record[key];
+  const list = Object.hasOwn(record, key) ? record[key] : undefined;
   if (list) list.push(...values);
   else record[key] = values;
 }
