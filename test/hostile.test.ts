@@ -132,6 +132,35 @@ describe('decoder guard', () => {
     assert.ok(events.some((e) => e.type === 'error' && /tool call id "t1" was already used/.test(e.message)));
   });
 
+  test('an approval asked twice (a repeated line): the second request is dropped with a warning; the run validates', () => {
+    const call = '{"type":"tool_use","data":{"id":"t1","name":"rm","input":{"path":"a"}}}';
+    const ask = '{"type":"approval_request","data":{"approval_id":"a1","tool_id":"t1"}}';
+    const events = drain(framed(createDecoder('claude', OPTIONS)), [lines(call, ask, ask, '{"type":"done","data":{}}')]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-approval-request').map((e) => e.approvalId),
+      ['a1'],
+    );
+    assert.ok(events.some((e) => e.type === 'error' && /approval "a1" was already requested in this run; dropped/.test(e.message)));
+    assert.deepEqual(validate(events, { complete: true }).issues, []);
+  });
+
+  test('AI SDK: an answer to an approval the stream did not ask is sent only as a continuation run starts', () => {
+    const ev = (e: object, seq: number) => ({ runId: 'run', seq, ts: 0, ...e }) as CanonicalEvent;
+    const encode = (events: CanonicalEvent[]) => drain(createEncoder('ai-sdk'), events) as { type: string }[];
+    const start = ev({ type: 'run-start', version: 2, messageId: 'm1' }, 0);
+    const answer = (seq: number) => ev({ type: 'tool-approval-response', approvalId: 'a9', toolCallId: 't9', approved: true }, seq);
+    const finish = (seq: number) => ev({ type: 'run-finish', finishReason: 'stop' }, seq);
+    // First thing after run-start: the continued message holds the approval, so the answer goes out.
+    assert.ok(encode([start, answer(1), finish(2)]).some((c) => c.type === 'tool-approval-response'));
+    // After the run's own content: no client holds a part for it (the stock client would reject it).
+    const text = [
+      ev({ type: 'text-start', blockId: 'b' }, 1),
+      ev({ type: 'text-delta', blockId: 'b', delta: 'hi' }, 2),
+      ev({ type: 'text-end', blockId: 'b' }, 3),
+    ];
+    assert.ok(!encode([start, ...text, answer(4), finish(5)]).some((c) => c.type === 'tool-approval-response'));
+  });
+
   test('a reused tool call id: the deltas of the second call follow the new id, whole and by the id alone', () => {
     let seq = 0;
     const ev = (type: string, fields: Record<string, unknown>) => ({ type, runId: 'run', seq: ++seq, ts: 0, ...fields }) as CanonicalEvent;

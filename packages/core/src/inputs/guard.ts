@@ -27,11 +27,14 @@ const FLAT = 1;
 const OPENS_OR_ENDS = 2;
 /** An event type that ends the run. */
 const ENDS_RUN = 3;
+/** An approval asked or answered: once each per approval id (a repeated line would ask twice). */
+const APPROVAL = 4;
 /** The three, by event type: one lookup per event. */
 const KIND = new Map<string, number>([
   ...['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start'].map((t) => [t, FLAT] as const),
   ...['tool-input-start', 'tool-input-end', 'subagent-start', 'subagent-finish'].map((t) => [t, OPENS_OR_ENDS] as const),
   ...['run-finish', 'run-abort'].map((t) => [t, ENDS_RUN] as const),
+  ...['tool-approval-request', 'tool-approval-response'].map((t) => [t, APPROVAL] as const),
 ]);
 
 /** A warning about an event of one decoder call, emitted after that call's events. */
@@ -112,6 +115,8 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
   let values = 0;
   const toolIds = new IdRule('toolCallId', 'tool-input-start', 'tool-input-end');
   const subagentIds = new IdRule('subagentId', 'subagent-start', 'subagent-finish');
+  /** Approval ids asked and answered so far: a second request or answer for one is dropped, with a warning. */
+  const approvals = { 'tool-approval-request': new Set<string>(), 'tool-approval-response': new Set<string>() };
 
   /**
    * Makes the events of one decoder call safe, in place (they are fresh objects of this decoder):
@@ -138,6 +143,20 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
           if (!out) events[i] = e;
           if (removed.length) warnings = add(warnings, { message: `${type} event ${e.seq}: ${summary(removed)}`, removed });
         }
+      }
+      if (kind === APPROVAL) {
+        const id = (e as { approvalId?: unknown }).approvalId;
+        const seen = approvals[type as keyof typeof approvals];
+        if (typeof id === 'string' && seen.has(id)) {
+          out ??= events.slice(0, i);
+          const what = type === 'tool-approval-request' ? 'requested' : 'answered';
+          warnings = add(warnings, {
+            message: `${type} event ${e.seq}: approval "${id}" was already ${what} in this run; dropped`,
+            removed: [],
+          });
+          continue;
+        }
+        if (typeof id === 'string') seen.add(id);
       }
       if (kind === OPENS_OR_ENDS || toolIds.renamed || subagentIds.renamed) {
         const tool = toolIds.map(e);
