@@ -29,7 +29,7 @@ const OPENS_OR_ENDS = 2;
 const ENDS_RUN = 3;
 /** An approval asked or answered: once each per approval id (a repeated line would ask twice). */
 const APPROVAL = 4;
-/** The three, by event type: one lookup per event. */
+/** The kinds, by event type: one lookup per event. */
 const KIND = new Map<string, number>([
   ...['text-delta', 'reasoning-delta', 'tool-input-delta', 'text-start', 'text-end', 'step-start'].map((t) => [t, FLAT] as const),
   ...['tool-input-start', 'tool-input-end', 'subagent-start', 'subagent-finish'].map((t) => [t, OPENS_OR_ENDS] as const),

@@ -104,8 +104,6 @@ export function toAiSdkSource(e: SourceLike): AiSdkChunk {
  * step's end, so the error goes out at run-finish with the message's final metadata before it.
  */
 const CLOSING: ReadonlySet<CanonicalEvent['type']> = new Set(['text-end', 'reasoning-end', 'tool-input-end', 'citation', 'raw']);
-/** What a continuation run starts with: its run-start, then the answers the person or client gave. */
-const PRELUDE: ReadonlySet<string> = new Set(['run-start', 'tool-approval-response', 'tool-output', 'tool-error', 'interrupt-response']);
 
 /** Creates an AI SDK UI message stream encoder (push canonical events, get chunks). */
 export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<CanonicalEvent, AiSdkChunk> {
@@ -121,8 +119,6 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   const earlier = new Set<string>();
   /** approvalId → toolCallId of the approvals asked in this run. */
   const approvals = new Map<string, string>();
-  /** Whether only run-start and answers have come so far (a continuation run's prelude). */
-  let inPrelude = true;
   /** Whether a step has opened in this run (answers come before the first one). */
   let stepped = false;
   /** Tool calls whose input is streaming (tool-input-start seen, no tool-input-end yet): the text so far. */
@@ -200,7 +196,6 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
 
   /** Encodes an event, first sending a held fatal error unless the event is one that closes the run. */
   function encodeAfterFatal(e: CanonicalEvent, out: AiSdkChunk[]): void {
-    if (inPrelude && !PRELUDE.has(e.type)) inPrelude = false;
     // With message metadata the error also waits for the step's end: at run-finish its metadata is final.
     if (fatalError !== undefined && !(CLOSING.has(e.type) || (summary !== undefined && e.type === 'step-finish'))) flushFatal(out);
     encode(e, out);
@@ -348,10 +343,10 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         return;
       }
       case 'tool-approval-response': {
-        // An answer to an approval this stream did not ask is one a continuation run starts with (the
-        // client holds the continued message). Later in a run the stock client has no part for it
-        // (it rejects the chunk): the canonical stream keeps it, the UI stream does not carry it.
-        if (!approvals.has(e.approvalId) && !inPrelude) return;
+        // An answer to an approval this stream did not ask is one a continuation run starts with, before
+        // its first step (the client holds the continued message). Once a step has opened the stock
+        // client has no part for it (it rejects the chunk): the canonical stream keeps it, this one does not.
+        if (!approvals.has(e.approvalId) && stepped) return;
         const toolCallId = approvals.get(e.approvalId) ?? e.toolCallId;
         if (toolCallId !== undefined && !tools.has(toolCallId)) earlier.add(toolCallId);
         // Read from a bare tool-output-denied (the official server's denial): no approval chunk to send back.
