@@ -93,3 +93,4 @@ export type {
   UserMessageInit,
 } from './store.ts';
 export { BaseStore, StoreError } from './store.ts';
+export { nextTurn, TURN_BUDGET_MS } from './turns.ts';
