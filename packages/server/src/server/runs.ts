@@ -27,7 +27,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CanonicalEvent, EventInit } from '@switchboard/core';
-import { isTerminal, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
+import { isTerminal, nextTurn, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
 
 import type { AgentRun, ClientTool, ResumeAnswer, RunMessage, RunOptions } from '../runner/types.ts';
 import type { AgentRegistry } from './agent-registry.ts';
@@ -426,6 +426,8 @@ export class RunManager {
    */
   private async pump(runId: string, run: AgentRun, resolve: () => void): Promise<void> {
     let ended = false;
+    /** The run's first append has been awaited. */
+    let firstDone = false;
     let failure: { error: unknown } | undefined;
     const pending: CanonicalEvent[] = [];
     let writer: Promise<void> | undefined;
@@ -442,19 +444,37 @@ export class RunManager {
       writer = undefined;
     };
     let slice = performance.now();
+    // A page at a time (the events of one agent step or stdout chunk), from runners that give pages.
+    const nextPage =
+      run.nextPage?.bind(run) ??
+      (async (): Promise<IteratorResult<CanonicalEvent[], undefined>> => {
+        const r = await run.next();
+        return r.done ? r : { done: false, value: [r.value] };
+      });
     try {
-      for await (const e of run) {
-        if (failure) break;
-        pending.push(e);
+      for (;;) {
+        const page = await nextPage();
+        if (page.done) break;
+        if (failure) {
+          await run.return?.();
+          break;
+        }
+        for (const e of page.value) pending.push(e);
         writer ??= write();
         // Stay close to the store: a few events ahead of the commit in flight, no more. An agent
         // that never waits would otherwise run to its end before any event is committed, and
-        // every other request (and its first byte) would wait behind it.
-        if (pending.length >= AHEAD) await writer;
+        // every other request (and its first byte) would wait behind it. The first page goes
+        // alone: until it is committed the agent makes nothing more, so a thousand requests read
+        // in one go each cost only their start before their first bytes can go out.
+        if (pending.length >= AHEAD || !firstDone) {
+          await writer;
+          firstDone = true;
+        }
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
-        // starve the event loop: no request, no abort could get through. Let it breathe.
+        // starve the event loop: no request, no abort could get through. Let it breathe (in a
+        // budgeted turn: a thousand pumps breathing at once must not fill one check phase).
         if (performance.now() - slice > PUMP_SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           slice = performance.now();
         }
       }
