@@ -1,5 +1,3 @@
-import { nextTurn } from './turns.ts';
-
 /**
  * The store's group commit: the appends of all runs made while a commit is in flight are written
  * together in the next one. Split out of `BaseStore` (store.ts) to keep it under issue 12's 400 lines.
@@ -12,7 +10,7 @@ const GROUP_WAIT_MS = 5;
 
 /** A queue of commits, written in groups through `dbCommit` (a group of one) or `dbCommitMany`. */
 export class GroupCommit<C> {
-  private readonly commitQueue: { commit: C; urgent: boolean; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private readonly commitQueue: { commit: C; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
   private flushTimer: NodeJS.Immediate | undefined;
   private firstQueuedAt = 0;
@@ -30,15 +28,10 @@ export class GroupCommit<C> {
    * starts at the end of this turn of the event loop (setImmediate), or as soon as its oldest
    * append has waited GROUP_WAIT_MS — a long turn (many requests read at once) does not hold
    * every first event back until its end.
-   *
-   * Once stored, an `urgent` commit (a run's first: its client waits for a first byte) is
-   * acknowledged at once; the others in a budgeted turn (turns.ts), so that acknowledging a group
-   * of 1,000 streaming runs — each goes on to send its frames and take its next events — does not
-   * keep the loop from reading new requests.
    */
-  commit(commit: C, urgent = false): Promise<void> {
+  commit(commit: C): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.commitQueue.push({ commit, urgent, resolve, reject });
+      this.commitQueue.push({ commit, resolve, reject });
       if (this.flushing) return;
       if (!this.flushTimer) {
         this.firstQueuedAt = performance.now();
@@ -77,9 +70,8 @@ export class GroupCommit<C> {
     }
     for (let i = 0; i < group.length; i++) {
       const err = results[i];
-      if (err !== undefined) group[i].reject(err);
-      else if (group[i].urgent) group[i].resolve();
-      else void nextTurn().then(group[i].resolve);
+      if (err === undefined) group[i].resolve();
+      else group[i].reject(err);
     }
   }
 

@@ -93,4 +93,3 @@ export type {
   UserMessageInit,
 } from './store.ts';
 export { BaseStore, StoreError } from './store.ts';
-export { nextTurn, TURN_BUDGET_MS } from './turns.ts';

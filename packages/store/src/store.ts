@@ -608,7 +608,7 @@ export abstract class BaseStore implements Store {
           if (messageId !== undefined) commit.message.id = messageId;
         }
         if (finished) commit.chatUpdatedAt = t;
-        await this.commits.commit(commit, run.lastSeq < 0);
+        await this.commits.commit(commit);
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;

@@ -27,7 +27,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CanonicalEvent, EventInit } from '@switchboard/core';
-import { isTerminal, nextTurn, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
+import { isTerminal, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
 
 import type { AgentRun, ClientTool, ResumeAnswer, RunMessage, RunOptions } from '../runner/types.ts';
 import type { AgentRegistry } from './agent-registry.ts';
@@ -471,10 +471,9 @@ export class RunManager {
           firstDone = true;
         }
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
-        // starve the event loop: no request, no abort could get through. Let it breathe (in a
-        // budgeted turn: a thousand pumps breathing at once must not fill one check phase).
+        // starve the event loop: no request, no abort could get through. Let it breathe.
         if (performance.now() - slice > PUMP_SLICE_MS) {
-          await nextTurn();
+          await new Promise<void>((resolve) => setImmediate(resolve));
           slice = performance.now();
         }
       }
