@@ -426,8 +426,6 @@ export class RunManager {
    */
   private async pump(runId: string, run: AgentRun, resolve: () => void): Promise<void> {
     let ended = false;
-    /** The run's first append has been awaited. */
-    let firstDone = false;
     let failure: { error: unknown } | undefined;
     const pending: CanonicalEvent[] = [];
     let writer: Promise<void> | undefined;
@@ -463,13 +461,8 @@ export class RunManager {
         writer ??= write();
         // Stay close to the store: a few events ahead of the commit in flight, no more. An agent
         // that never waits would otherwise run to its end before any event is committed, and
-        // every other request (and its first byte) would wait behind it. The first page goes
-        // alone: until it is committed the agent makes nothing more, so a thousand requests read
-        // in one go each cost only their start before their first bytes can go out.
-        if (pending.length >= AHEAD || !firstDone) {
-          await writer;
-          firstDone = true;
-        }
+        // every other request (and its first byte) would wait behind it.
+        if (pending.length >= AHEAD) await writer;
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
         // starve the event loop: no request, no abort could get through. Let it breathe.
         if (performance.now() - slice > PUMP_SLICE_MS) {
