@@ -37,3 +37,35 @@ test('an in-process agent that produces events and then hangs hits the idle time
   assert.ok(last?.type === 'run-finish');
   assert.equal(last.finishReason, 'error');
 });
+
+test('pages: nextPage gives the events of one agent step together, next() the same events one by one', async () => {
+  const agent = { name: 'pages', framework: 'claude' as const, limits: LIMITS };
+  const make = (ctx: Parameters<Parameters<typeof runInProcess>[3]>[0]) => {
+    async function* lines(): AsyncGenerator<AgentEvent> {
+      yield { type: 'start', data: { model: 'pages' } };
+      yield { type: 'text', data: { content: 'a' } };
+      yield { type: 'text', data: { content: 'b' } };
+      yield { type: 'done', data: {} };
+    }
+    // Without its run-start: the runner makes one, in the same page as the agent's first event.
+    async function* events(): AsyncGenerator<CanonicalEvent> {
+      for await (const e of decode(lines(), 'claude', decoderOptions(ctx, 'pages'))) if (e.type !== 'run-start') yield e;
+    }
+    return events();
+  };
+  const paged = runInProcess(agent, { runId: 'r_pages', messages: [] }, { logger: quietLogger() }, make);
+  const pages: CanonicalEvent[][] = [];
+  for (let r = await paged.nextPage?.(); r && !r.done; r = await paged.nextPage?.()) pages.push(r.value);
+  assert.ok(pages.length > 0 && pages.every((p) => p.length > 0), 'no empty page');
+  const events = await collect(runInProcess(agent, { runId: 'r_pages', messages: [] }, { logger: quietLogger() }, make));
+  const strip = (e: CanonicalEvent) => ({ ...e, ts: 0 });
+  assert.deepEqual(pages.flat().map(strip), events.map(strip), 'the same events, in the same order');
+  assert.deepEqual(
+    pages.flat().map((e) => e.seq),
+    events.map((_, i) => i),
+  );
+  assert.ok(
+    pages.some((p) => p.length > 1),
+    'a step that makes several events gives them in one page',
+  );
+});

@@ -6,6 +6,7 @@
  * signal aborts (fetch does).
  */
 import type { CanonicalEvent, DecoderOptions, Framework } from '@switchboard/core';
+import { Pages } from './pages.ts';
 import { RunSequencer } from './sequencer.ts';
 import type { AgentExit, AgentLimits, AgentRun, RunnerLogger, RunOptions, RunRequest } from './types.ts';
 import { consoleLogger } from './types.ts';
@@ -126,8 +127,9 @@ export function runInProcess(
   /** A next() of the source that has not settled: return() must not wait for it. */
   let pending = false;
 
-  async function* events(): AsyncGenerator<CanonicalEvent, undefined> {
-    const out: CanonicalEvent[] = [];
+  /** The run's events, a page per agent step (pages.ts). */
+  async function* pages(): AsyncGenerator<CanonicalEvent[], undefined> {
+    let out: CanonicalEvent[] = [];
     try {
       if (request.signal?.aborted) {
         onAbort();
@@ -159,8 +161,10 @@ export function runInProcess(
             if (next.done) break;
             armIdle();
             seq.pass(next.value, out);
-            for (const e of out) yield e;
-            out.length = 0;
+            if (out.length) {
+              yield out;
+              out = [];
+            }
           }
         } catch (err) {
           pending = false;
@@ -178,7 +182,7 @@ export function runInProcess(
         else if (stop) seq.fail(stop.code, stop.message, out);
         else seq.finishTruncated(out);
       }
-      for (const e of out.splice(0)) yield e;
+      if (out.length) yield out;
     } finally {
       closing = true;
       request.signal?.removeEventListener('abort', onAbort);
@@ -191,7 +195,7 @@ export function runInProcess(
     }
   }
 
-  const gen = events();
+  const gen = new Pages(pages());
   const run: AgentRun = {
     agent: agent.name,
     runId: request.runId,
@@ -202,12 +206,12 @@ export function runInProcess(
       return run;
     },
     next: () => gen.next(),
+    nextPage: () => gen.nextPage(),
     async return() {
       closing = true;
       controller.abort('run closed');
       wakeStop?.();
-      await gen.return(undefined);
-      return { done: true, value: undefined };
+      return gen.return();
     },
     async throw(err?: unknown) {
       closing = true;

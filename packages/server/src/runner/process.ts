@@ -11,6 +11,7 @@ import type { CanonicalEvent, Machine } from '@switchboard/core';
 import type { ProcessAgent } from '../config/types.ts';
 import { buildAgentEnv } from './env.ts';
 import type { LineSplitter } from './lines.ts';
+import { Pages } from './pages.ts';
 import type { RunSequencer } from './sequencer.ts';
 import { describeExit, StderrLines } from './stderr.ts';
 import { createStdoutReader } from './stdout.ts';
@@ -99,7 +100,7 @@ class ProcessRun implements AgentRun {
   private readonly seq: RunSequencer;
   private readonly text: Machine<string | Uint8Array, CanonicalEvent>;
   private readonly splitter: LineSplitter;
-  private readonly gen: AsyncGenerator<CanonicalEvent, undefined>;
+  private readonly gen: Pages;
   private out: CanonicalEvent[] = [];
 
   private child: ChildProcessWithoutNullStreams | undefined;
@@ -143,7 +144,7 @@ class ProcessRun implements AgentRun {
     this.seq = reader.seq;
     this.text = reader.text;
     this.splitter = reader.splitter;
-    this.gen = this.events();
+    this.gen = new Pages(this.pages());
   }
 
   get pid(): number | undefined {
@@ -162,13 +163,17 @@ class ProcessRun implements AgentRun {
     return this.gen.next();
   }
 
+  nextPage(): Promise<IteratorResult<CanonicalEvent[], undefined>> {
+    return this.gen.nextPage();
+  }
+
   async return(): Promise<IteratorResult<CanonicalEvent, undefined>> {
     // Stop at once, even when a next() is waiting for the agent: the generator's own return() would
     // only run after it.
     this.closing = true;
     this.terminate();
     this.notify();
-    await this.gen.return(undefined);
+    await this.gen.return();
     await this.cleanup();
     return { done: true, value: undefined };
   }
@@ -369,12 +374,13 @@ class ProcessRun implements AgentRun {
     return out;
   }
 
-  private async *events(): AsyncGenerator<CanonicalEvent, undefined> {
+  /** The run's events, a page per stdout chunk (see pages.ts). */
+  private async *pages(): AsyncGenerator<CanonicalEvent[], undefined> {
     const signal = this.request.signal;
     try {
       if (signal?.aborted) {
         this.seq.abort(abortReason(signal), this.out);
-        yield* this.take();
+        yield this.take();
         return;
       }
       signal?.addEventListener('abort', this.onAbort, { once: true });
@@ -391,7 +397,7 @@ class ProcessRun implements AgentRun {
           }
           this.splitter.push(chunk);
           this.checkHeld();
-          if (this.out.length) yield* this.take();
+          if (this.out.length) yield this.take();
           continue;
         }
         if (this.stop) break;
@@ -402,7 +408,7 @@ class ProcessRun implements AgentRun {
       }
       if (this.closing) return;
       this.finish();
-      yield* this.take();
+      if (this.out.length) yield this.take();
     } finally {
       signal?.removeEventListener('abort', this.onAbort);
       await this.cleanup();

@@ -106,4 +106,9 @@ export interface AgentRun extends AsyncIterableIterator<CanonicalEvent, undefine
   readonly bufferedBytes: number;
   /** Stops the run without emitting anything more; resolves once the process is gone. */
   return(): Promise<IteratorResult<CanonicalEvent, undefined>>;
+  /**
+   * The next events, all those ready together (one agent step, one stdout chunk): what the gateway's
+   * pump reads, one await per page instead of per event (runner/pages.ts). Never empty.
+   */
+  nextPage?(): Promise<IteratorResult<CanonicalEvent[], undefined>>;
 }

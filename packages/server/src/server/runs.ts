@@ -442,10 +442,22 @@ export class RunManager {
       writer = undefined;
     };
     let slice = performance.now();
+    // A page at a time (the events of one agent step or stdout chunk), from runners that give pages.
+    const nextPage =
+      run.nextPage?.bind(run) ??
+      (async (): Promise<IteratorResult<CanonicalEvent[], undefined>> => {
+        const r = await run.next();
+        return r.done ? r : { done: false, value: [r.value] };
+      });
     try {
-      for await (const e of run) {
-        if (failure) break;
-        pending.push(e);
+      for (;;) {
+        const page = await nextPage();
+        if (page.done) break;
+        if (failure) {
+          await run.return?.();
+          break;
+        }
+        for (const e of page.value) pending.push(e);
         writer ??= write();
         // Stay close to the store: a few events ahead of the commit in flight, no more. An agent
         // that never waits would otherwise run to its end before any event is committed, and

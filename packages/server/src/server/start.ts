@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 
 import { type AppOptions, createGateway } from './app.ts';
 import type { GatewayCore } from './context.ts';
@@ -34,6 +34,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Connections the kernel may hold completed for the server before it accepts them (Linux caps it at
+ * `net.core.somaxconn`). Node's default, 511, overflows when a thousand clients connect at once
+ * while the loop is busy: the kernel then drops their handshakes' last packet and each client waits
+ * for a retransmission (≥ 1 s) before its request is even read.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 function urlOf(host: string, port: number): string {
   // A wildcard address is not something a browser can open.
   const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -47,9 +55,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const core = await gateway.ready();
   const server = await new Promise<Server>((resolve, reject) => {
     // Leave the process-wide Request/Response alone: this may run inside someone else's program.
-    const s = serve({ fetch: gateway.app.fetch, port, hostname: host, overrideGlobalObjects: false }) as Server;
+    const s = createAdaptorServer({ fetch: gateway.app.fetch, overrideGlobalObjects: false }) as Server;
     s.once('error', reject);
-    s.once('listening', () => {
+    s.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       s.off('error', reject);
       resolve(s);
     });
