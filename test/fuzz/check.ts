@@ -4,7 +4,6 @@
  * readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline and verifier) and a
  * SQLite store append. Every way it can go wrong is counted under a kind.
  */
-
 import type { Message } from '@ag-ui/core';
 import type { UIMessage } from 'ai';
 import {
@@ -101,7 +100,7 @@ function same(a: CanonicalEvent[], b: CanonicalEvent[]): boolean {
 
 /**
  * The bytes of a case: its body, or its objects as JSON lines. Made once per case, not once per
- * decoder (a structured case can hold values thousands of levels deep: stringifying them 21 times
+ * decoder (a structured case can hold values thousands of levels deep: stringifying them for every decoder
  * was a fifth of a long run).
  */
 const bodies = new WeakMap<FuzzCase, Uint8Array | undefined>();
