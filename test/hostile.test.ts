@@ -16,6 +16,7 @@ import {
   type Machine,
 } from '../packages/core/src/index.ts';
 import { guard } from '../packages/core/src/inputs/guard.ts';
+import { Emitter } from '../packages/core/src/model/emitter.ts';
 import { validate } from '../packages/core/src/schema.ts';
 import { openSqliteStore, StoreError } from '../packages/store/src/index.ts';
 import { matrixInputs } from './matrix/inputs.ts';
@@ -159,6 +160,27 @@ describe('decoder guard', () => {
       ev({ type: 'text-end', blockId: 'b' }, 3),
     ];
     assert.ok(!encode([start, ...text, answer(4), finish(5)]).some((c) => c.type === 'tool-approval-response'));
+  });
+
+  test('an object with an own toString that is not a function (a message names it by its kind, no decoder_error)', () => {
+    const start = '{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"x","usage":{}}}';
+    const stop = '{"type":"content_block_stop","index":{"toString":{},"valueOf":{}}}';
+    const events = drain(framed(createDecoder('anthropic', OPTIONS)), [lines(start, stop, '{"type":"message_stop"}')]);
+    assert.ok(!events.some((e) => e.type === 'error' && e.code === 'decoder_error'));
+    assert.ok(events.some((e) => e.type === 'error' && /block index object, which is not open/.test(e.message)));
+  });
+
+  test('an answer that comes before its question (reordered lines): the run does not end waiting for it', () => {
+    const out = new Emitter(OPTIONS, 'test');
+    out.emit({ type: 'tool-input-start', toolCallId: 't1', toolName: 'rm' });
+    out.emit({ type: 'tool-input-end', toolCallId: 't1', input: {} });
+    out.emit({ type: 'tool-approval-response', approvalId: 'a1', toolCallId: 't1', approved: false });
+    out.emit({ type: 'tool-approval-request', approvalId: 'a1', toolCallId: 't1' });
+    out.emit({ type: 'run-finish', finishReason: 'stop' });
+    const events = out.take();
+    const finish = events.at(-1) as { pending?: unknown; finishReason: string };
+    assert.equal(finish.pending, undefined);
+    assert.equal(finish.finishReason, 'stop');
   });
 
   test('a reused tool call id: the deltas of the second call follow the new id, whole and by the id alone', () => {

@@ -9,7 +9,7 @@ import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usa
 import { addUsage } from '../model/usage.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, rest, str } from './kit/index.ts';
+import { isObject, Kit, num, rest, shown, str } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'text'; id: string }
@@ -377,7 +377,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
         if (!b)
           return error(
             'unknown_block',
-            `${describe(at(where, 'index'))}: content_block_stop for block index ${String(ev.index)}, which is not open`,
+            `${describe(at(where, 'index'))}: content_block_stop for block index ${shown(ev.index)}, which is not open`,
             at(where, 'index', 'the index of an open content block'),
           );
         return closeBlock(ev.index as number, b);

@@ -28,7 +28,7 @@ import { todoStatus } from '../model/todos.ts';
 import { addUsage } from '../model/usage.ts';
 import { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './anthropic.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, rest, str } from './kit/index.ts';
+import { isObject, Kit, rest, shown, str } from './kit/index.ts';
 
 /** The framework name: `provider` on run-start, `source` of raw events, the providerMetadata key. */
 const SOURCE = 'claude-agent-sdk';
@@ -697,7 +697,7 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
         if (toolUseId && subagents.has(toolUseId)) {
           const summary = str(value, 'summary');
           if (value.status === 'completed') finishSubagent(toolUseId, summary, undefined);
-          else finishSubagent(toolUseId, undefined, summary || String(value.status ?? 'failed'));
+          else finishSubagent(toolUseId, undefined, summary || shown(value.status ?? 'failed'));
         }
         return;
       }

@@ -20,7 +20,7 @@ import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Tod
 import { toTodos } from '../model/todos.ts';
 import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -61,7 +61,7 @@ const ROLES: Record<string, LcMessage['role']> = {
 export function readMessage(value: unknown): LcMessage | undefined {
   if (!isObject(value)) return undefined;
   if (value.lc === 1 && value.type === 'constructor' && Array.isArray(value.id) && isObject(value.kwargs)) {
-    const cls = String(value.id.at(-1));
+    const cls = shown(value.id.at(-1));
     if (!/Message(Chunk)?$/.test(cls)) return undefined;
     return { role: ROLES[cls] ?? 'other', cls, chunk: cls.endsWith('Chunk'), fields: value.kwargs };
   }
@@ -973,7 +973,7 @@ export function createLangchainDecoder(options: DecoderOptions = {}): Decoder {
       ctx.emit({ type: 'status', status: 'retrieving', ...(q !== undefined ? { message: q } : {}) });
       return;
     }
-    ctx.raw(ev, `${String(ev.event)}: a ${kind} run has no canonical event`, where);
+    ctx.raw(ev, `${shown(ev.event)}: a ${kind} run has no canonical event`, where);
   }
 
   function modelStart(runId: string, info: RunInfo, ev: Obj): void {
@@ -1145,7 +1145,7 @@ export function createLangchainDecoder(options: DecoderOptions = {}): Decoder {
     });
     const extra = rest(ev, ['event', 'data']);
     const { output: _documents, ...kept } = data;
-    if (extra) ctx.raw({ ...ev, data: kept }, `${String(ev.event)}: the retriever run (its documents are the sources above)`);
+    if (extra) ctx.raw({ ...ev, data: kept }, `${shown(ev.event)}: the retriever run (its documents are the sources above)`);
   }
 
   function finishRun(ev?: Obj): void {

@@ -13,7 +13,7 @@ import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage, usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
 
 /** The providerMetadata key @ai-sdk/openai uses, so item ids and encrypted reasoning round-trip. */
 const PM = 'openai';
@@ -231,7 +231,7 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
       const f = typeof ev.output_index === 'number' ? 'output_index' : 'item_id';
       const loc = at(where, field(f), `the output_index of an open ${expected} item`);
       const what = typeof ev.output_index === 'number' ? `output_index ${ev.output_index}` : `item ${JSON.stringify(ev.item_id)}`;
-      error('unknown_item', `${describe(loc)}: ${String(ev.type)} for ${what}, which was never added (or is already done)`, loc, false);
+      error('unknown_item', `${describe(loc)}: ${shown(ev.type)} for ${what}, which was never added (or is already done)`, loc, false);
       return undefined;
     }
     return item;

@@ -5,7 +5,8 @@
  *
  * An approval is answered by its tool-approval-response, or by an output of its tool call (the agent
  * ran it after all); a client tool call by its tool-output / tool-error; an interrupt by its
- * interrupt-response.
+ * interrupt-response. An answer that comes before its question (hostile or reordered input) still
+ * answers it: the question does not wait.
  */
 import type { CanonicalEvent, EventInit, EventOf } from './events.ts';
 
@@ -18,6 +19,8 @@ export class Waiting {
   private readonly approvals = new Map<string, string>();
   private readonly clientCalls = new Set<string>();
   private readonly interrupts = new Set<string>();
+  /** Ids answered so far (approvals, tool calls, interrupts): a question asked after its answer does not wait. */
+  private readonly answered = { approvals: new Set<string>(), calls: new Set<string>(), interrupts: new Set<string>() };
 
   /** True while nothing is waiting. */
   get empty(): boolean {
@@ -28,25 +31,29 @@ export class Waiting {
   track(e: CanonicalEvent | EventInit): void {
     switch (e.type) {
       case 'tool-approval-request':
-        this.approvals.set(e.approvalId, e.toolCallId);
+        if (!this.answered.approvals.has(e.approvalId) && !this.answered.calls.has(e.toolCallId))
+          this.approvals.set(e.approvalId, e.toolCallId);
         return;
       case 'tool-approval-response':
         this.approvals.delete(e.approvalId);
+        this.answered.approvals.add(e.approvalId);
         return;
       case 'client-tool-call':
-        this.clientCalls.add(e.toolCallId);
+        if (!this.answered.calls.has(e.toolCallId)) this.clientCalls.add(e.toolCallId);
         return;
       case 'tool-output':
       case 'tool-error':
         if (e.type === 'tool-output' && e.preliminary) return;
         this.clientCalls.delete(e.toolCallId);
+        this.answered.calls.add(e.toolCallId);
         for (const [approvalId, toolCallId] of this.approvals) if (toolCallId === e.toolCallId) this.approvals.delete(approvalId);
         return;
       case 'interrupt':
-        this.interrupts.add(e.interruptId);
+        if (!this.answered.interrupts.has(e.interruptId)) this.interrupts.add(e.interruptId);
         return;
       case 'interrupt-response':
         this.interrupts.delete(e.interruptId);
+        this.answered.interrupts.add(e.interruptId);
         return;
       default:
         return;

@@ -13,6 +13,6 @@ export {
   type AgentLineHandlers,
   createAgentLineDecoder,
 } from './agent-lines.ts';
-export { isObject, kindOf, num, type Obj, parseToolInput, rest, str, sub, type ToolInput } from './read.ts';
+export { isObject, kindOf, num, type Obj, parseToolInput, rest, shown, str, sub, type ToolInput } from './read.ts';
 export { type DecoderParts, Kit, type KitNames } from './report.ts';
 export { emitAnswerSources } from './sources.ts';

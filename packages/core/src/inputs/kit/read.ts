@@ -15,6 +15,20 @@ export function kindOf(value: unknown): string {
   return Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
 }
 
+/**
+ * A value from the input, as text for a message: a string, number, boolean or null as it is, anything
+ * else by its kind. Never `String(value)` on input: an object with an own `toString` that is not a
+ * function (`{"toString": {}}`) makes it throw.
+ */
+export function shown(value: unknown): string {
+  const t = typeof value;
+  return t === 'string'
+    ? (value as string)
+    : t === 'number' || t === 'boolean' || value === null || t === 'undefined'
+      ? `${value}`
+      : kindOf(value);
+}
+
 /** The first of `keys` that holds a string, or undefined. */
 export function str(o: Obj, ...keys: string[]): string | undefined {
   for (const k of keys) if (typeof o[k] === 'string') return o[k] as string;

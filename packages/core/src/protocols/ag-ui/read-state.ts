@@ -6,6 +6,7 @@
  */
 import { describe } from '../../codec/framing.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
+import { shown } from '../../inputs/kit/index.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, ProviderMetadata, Usage } from '../../model/events.ts';
 import { FINISH_REASONS as MODEL_FINISH_REASONS, STEP_KINDS as MODEL_STEP_KINDS, PATCH_OPERATIONS } from '../../model/vocabulary.ts';
@@ -271,7 +272,7 @@ export function createReadState(options: AgUiDecoderOptions) {
       type: 'raw',
       source: 'ag-ui',
       event: ev as Json,
-      reason: `${String(ev.type)}: ${Object.keys(x).join(', ')} ha${Object.keys(x).length === 1 ? 's' : 've'} no canonical field`,
+      reason: `${shown(ev.type)}: ${Object.keys(x).join(', ')} ha${Object.keys(x).length === 1 ? 's' : 've'} no canonical field`,
       where,
       subagentId: owner,
     });

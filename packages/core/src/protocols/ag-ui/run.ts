@@ -5,6 +5,7 @@
  */
 
 import { isObject } from '../../inputs/decoder.ts';
+import { shown } from '../../inputs/kit/index.ts';
 import type { EventInit, EventOf, FinishReason, Json, Location, ProviderMetadata, Usage } from '../../model/events.ts';
 import { type Ev, FINISH_REASONS, obj, type ReadState, str, usageOf } from './read-state.ts';
 import type { Spans } from './spans.ts';
@@ -98,7 +99,7 @@ export function createRunLifecycle(s: ReadState, { openThings, closeAll }: Spans
     if (s.run === 'open') {
       sequenceError(
         'unexpected_event',
-        `RUN_STARTED while run "${String(ev.runId)}" … the previous run is still open (no RUN_FINISHED or RUN_ERROR)`,
+        `RUN_STARTED while run "${shown(ev.runId)}" … the previous run is still open (no RUN_FINISHED or RUN_ERROR)`,
         where,
         'type',
         'RUN_FINISHED or RUN_ERROR first',
