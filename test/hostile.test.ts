@@ -173,7 +173,7 @@ describe('decoder guard', () => {
   test('an answer that comes before its question (reordered lines): the run does not end waiting for it', () => {
     const out = new Emitter(OPTIONS, 'test');
     out.emit({ type: 'tool-input-start', toolCallId: 't1', toolName: 'rm' });
-    out.emit({ type: 'tool-input-end', toolCallId: 't1', input: {} });
+    out.emit({ type: 'tool-input-end', toolCallId: 't1', toolName: 'rm', input: {} });
     out.emit({ type: 'tool-approval-response', approvalId: 'a1', toolCallId: 't1', approved: false });
     out.emit({ type: 'tool-approval-request', approvalId: 'a1', toolCallId: 't1' });
     out.emit({ type: 'run-finish', finishReason: 'stop' });
