@@ -62,6 +62,8 @@ export class Feed {
         while (this.queue.length) yield this.queue.shift() as AgentEvent;
         if (this.closed) return;
         await new Promise<void>((resolve) => {
+          // Aborted while this generator waited to be read: the abort event has already fired.
+          if (signal.aborted) return resolve();
           this.wake = resolve;
           signal.addEventListener('abort', () => resolve(), { once: true });
         });

@@ -81,7 +81,12 @@ export function gatedAgent(
           yield { type: 'thinking', data: { content: 'Thinking about it.' } };
           for (const t of before) yield { type: 'text', data: { content: t } };
           reached();
-          await Promise.race([gate.opened, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))]);
+          await Promise.race([
+            gate.opened,
+            new Promise((resolve) =>
+              ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true }),
+            ),
+          ]);
           if (ctx.signal.aborted) return;
           for (const t of after) yield { type: 'text', data: { content: t } };
           yield { type: 'done', data: {} };

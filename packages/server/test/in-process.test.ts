@@ -22,7 +22,9 @@ test('an in-process agent that produces events and then hangs hits the idle time
       yield { type: 'start', data: { model: 'hang' } };
       for (let i = 0; i < 100; i++) yield { type: 'text', data: { content: `${i} ` } };
       // Hangs until the runner stops it.
-      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      await new Promise((resolve) =>
+        ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true }),
+      );
     }
     return decode(lines(), 'claude', decoderOptions(ctx, 'hang'));
   });
