@@ -361,28 +361,14 @@ export class RedisStore extends BaseStore {
     return chatOf(hashOf(await this.client.sendCommand(['HGETALL', this.k('chat', chatId)])));
   }
 
+  /**
+   * Chats newest first: all of them (`chats`), or an owner's from the owner index
+   * (`owner:<owner>:chats`), which never reads another owner's chat.
+   */
   protected async dbListChats(limit: number, offset: number, owner: string | undefined): Promise<Chat[]> {
-    if (owner !== undefined) return this.listOwnedChats(owner, limit, offset);
     const ids = (await this.client.sendCommand([
       'ZRANGE',
-      this.k('chats'),
-      '+inf',
-      '-inf',
-      'BYSCORE',
-      'REV',
-      'LIMIT',
-      String(offset),
-      String(limit),
-    ])) as string[];
-    const chats = await Promise.all(ids.map((id) => this.dbGetChat(id)));
-    return chats.filter((c): c is Chat => c !== undefined);
-  }
-
-  /** The owner's chats from the owner index (`owner:<owner>:chats`): never reads another owner's chat. */
-  private async listOwnedChats(owner: string, limit: number, offset: number): Promise<Chat[]> {
-    const ids = (await this.client.sendCommand([
-      'ZRANGE',
-      this.k('owner', owner, 'chats'),
+      owner === undefined ? this.k('chats') : this.k('owner', owner, 'chats'),
       '+inf',
       '-inf',
       'BYSCORE',
