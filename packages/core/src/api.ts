@@ -96,15 +96,36 @@ export interface ConverterOptions extends DecoderOptions, SseEncoderOptions {
 
 /**
  * A fused synchronous converter: input bytes/text/objects in, output text out, one pass per chunk
- * with no stream machinery in between (the fast path the CLI and the server use).
+ * with no stream machinery in between (the fast path the CLI uses). `push` returns the text of every
+ * frame the chunk completed as one string (none when it completed nothing): one write per input
+ * chunk, as a socket or file wants it.
  */
 export function createConverter(options: ConverterOptions): Machine<DecodeInput, string> {
   const decoder = universal(options.from, options);
   if (options.format === 'jsonl')
-    return pipe(pipe(decoder, createEncoder(options.to, options) as Machine<CanonicalEvent, object>), jsonlFramer());
+    return joined(decoder, pipe(createEncoder(options.to, options) as Machine<CanonicalEvent, object>, jsonlFramer()));
   // The AI SDK's own server sends no ids, and neither does the converter unless asked; canonical SSE
   // always carries its seq.
-  return pipe(decoder, createSseEncoder(options.to, { ...options, ids: options.ids ?? options.to === 'canonical' }));
+  return joined(decoder, createSseEncoder(options.to, { ...options, ids: options.ids ?? options.to === 'canonical' }));
+}
+
+/** Chains a decoder and a text framer into one string per input (no array per event or frame). */
+function joined(decoder: Machine<DecodeInput, CanonicalEvent>, framer: Machine<CanonicalEvent, string>): Machine<DecodeInput, string> {
+  const through = (events: CanonicalEvent[], text = ''): string => {
+    for (const e of events) for (const s of framer.push(e)) text += s;
+    return text;
+  };
+  return {
+    push(input) {
+      const text = through(decoder.push(input));
+      return text ? [text] : [];
+    },
+    end() {
+      let text = through(decoder.end());
+      for (const s of framer.end()) text += s;
+      return text ? [text] : [];
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { createConverter, createSseEncoder } from '../src/index.ts';
 import { validate } from '../src/schema.ts';
 import { accumulate, assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
 
@@ -90,6 +91,18 @@ describe('Anthropic decoder: chunk boundaries', () => {
       .join('\n');
     const strip = (events: ReturnType<typeof decodeChunks>) => events.map(({ type, seq }) => ({ type, seq }));
     assert.deepEqual(strip(decodeChunks([jsonl], 'anthropic')), strip(decodeChunks([sse], 'anthropic')));
+  });
+
+  test('the converter gives one string per input chunk, the same text as the SSE encoder event by event', () => {
+    const bytes = new Uint8Array(fixture('anthropic/thinking-text-tool-use.sse'));
+    const options = { runId: 'run', now: () => 0 } as const;
+    const converter = createConverter({ ...options, from: 'anthropic', to: 'ai-sdk' });
+    const halves = [bytes.subarray(0, bytes.length >> 1), bytes.subarray(bytes.length >> 1)];
+    const outputs = [...halves.map((h) => converter.push(h)), converter.end()];
+    for (const out of outputs) assert.ok(out.length <= 1, `${out.length} strings for one chunk`);
+    const sse = createSseEncoder('ai-sdk', { ids: false });
+    const perEvent = [...decodeChunks([bytes], 'anthropic').flatMap((e) => sse.push(e)), ...sse.end()];
+    assert.equal(outputs.flat().join(''), perEvent.join(''));
   });
 });
 

@@ -18,6 +18,7 @@ import {
   parseAiSdkSse,
   summarizeMessage,
 } from '../../../test/support/ai-sdk-oracle.ts';
+import { createErrorTally } from '../src/cli/error-tally.ts';
 import { readEntries } from '../src/cli/frames.ts';
 import { check } from '../src/cli/validate.ts';
 
@@ -409,6 +410,21 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     });
     assert.equal(bad.code, 0);
     assert.match(bad.stderr, /^switchboard convert: 2 errors in the input: line 2: expected a JSON value, got "\{oops"[^\n]*; [^\n]+\n$/);
+  });
+
+  test("the error tally reads every frame of a chunk's text, and only top-level error frames", () => {
+    const tally = createErrorTally();
+    tally.scan(
+      [
+        'data: {"type":"text-delta","id":"t","delta":"{\\"type\\":\\"error\\"}"}\n\n',
+        'data: {"type":"error","errorText":"first"}\n\n',
+        'id: 4\ndata: {"type":"raw","event":{"type":"error","message":"nested"}}\n\n',
+        'data: {"type":"error","errorText":"second"}\n\n',
+      ].join(''),
+    );
+    tally.scan('{"type":"error","message":"a JSON line"}\n');
+    assert.equal(tally.count, 3);
+    assert.equal(tally.summary(), '3 errors in the input: first; second; a JSON line');
   });
 
   test('hostile input (issue 13): a __proto__ key in an openai-chat chunk keeps the text before it, exit 0', async () => {

@@ -37,7 +37,9 @@ export function formatFrameId(seq: number, index: number): string {
 
 /**
  * Encodes canonical events into a protocol's SSE text: one SSE event per frame, ids per frame, and the
- * protocol's terminator (`data: [DONE]` for the AI SDK) at the end.
+ * protocol's terminator (`data: [DONE]` for the AI SDK) at the end. `push` returns the SSE text of
+ * the event's frames as one string (none when it has no frames): one string to write per event, not
+ * one per frame.
  */
 export function createSseEncoder(protocol: Protocol, options: SseEncoderOptions = {}): Machine<CanonicalEvent, string> {
   const spec: ProtocolSpec = PROTOCOLS[protocol];
@@ -47,18 +49,19 @@ export function createSseEncoder(protocol: Protocol, options: SseEncoderOptions 
   return {
     push(event) {
       const frames = encoder.push(event);
-      const out: string[] = [];
+      let text = '';
       for (let k = 0; k < frames.length; k++) {
         if (after && (event.seq < after.seq || (event.seq === after.seq && k <= after.index))) continue;
         const data = JSON.stringify(frames[k]);
-        out.push(ids ? formatSse({ id: formatFrameId(event.seq, k), data }) : `data: ${data}\n\n`);
+        text += ids ? formatSse({ id: formatFrameId(event.seq, k), data }) : `data: ${data}\n\n`;
       }
-      return out;
+      return text ? [text] : [];
     },
     end() {
-      const out = encoder.end().map((f) => `data: ${JSON.stringify(f)}\n\n`);
-      if (spec.terminator) out.push(`data: ${spec.terminator}\n\n`);
-      return out;
+      let text = '';
+      for (const f of encoder.end()) text += `data: ${JSON.stringify(f)}\n\n`;
+      if (spec.terminator) text += `data: ${spec.terminator}\n\n`;
+      return text ? [text] : [];
     },
   };
 }

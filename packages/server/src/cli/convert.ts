@@ -70,9 +70,10 @@ export async function run(flags: Record<string, string | undefined>, positionals
     const converter = createConverter(options);
     const write = async (frames: string[]): Promise<void> => {
       if (frames.length === 0) return;
-      for (const frame of frames) tally.scan(frame);
-      // One write per input chunk; wait only when the stream asks for it.
-      const pending = output.write(frames.length === 1 ? frames[0] : frames.join(''));
+      // The converter gives one string per input chunk: one write, waiting only when the stream asks.
+      const text = frames.length === 1 ? (frames[0] as string) : frames.join('');
+      tally.scan(text);
+      const pending = output.write(text);
       if (pending) await pending;
     };
     for await (const chunk of input.chunks) {
