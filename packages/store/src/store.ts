@@ -110,6 +110,11 @@ export interface StartRunInit {
   exclusive?: boolean;
   /** A lease on the run for its executor: `holder` must renew it (`renewLeases`) before `until`. */
   lease?: { holder: string; until: number };
+  /**
+   * The chat is new (the caller has just seen it missing): it is created with the run, with this
+   * metadata, and the start fails with `conflict` ("already exists") when the chat exists after all.
+   */
+  newChat?: { metadata?: JsonObject };
 }
 
 /** What an append did. */
@@ -248,6 +253,39 @@ export interface Commit {
   chatUpdatedAt?: number;
 }
 
+/**
+ * A chat or a run to create, queued into the group commit with the appends by backends that write
+ * them in the group's transaction (`dbWriteMany`): a burst of run starts then costs a transaction
+ * per group, not two per start. A write that cannot be done fails with its error (a taken chat id,
+ * another run in progress) and leaves the rest of its group in.
+ */
+export type StartWrite =
+  | { kind: 'chat'; chat: Chat }
+  | {
+      kind: 'run';
+      run: Run;
+      /** Created with the run when missing. */
+      chat: Chat;
+      user: UserMessage | undefined;
+      exclusive: boolean;
+      /** The chat must not exist yet (`StartRunInit.newChat`): `conflict` when it does. */
+      newChat: boolean;
+      /** Set by the backend when it inserted this run (so it need not be read back). */
+      inserted?: boolean;
+    };
+
+/** What the group commit writes: appends, and the start-up writes of backends that batch them. */
+export type Write = Commit | StartWrite;
+
+function isAppend(w: Write): w is Commit {
+  return !('kind' in w);
+}
+
+/** The error of a run start that found another run of the chat in progress. */
+export function inProgress(chatId: string, blocker: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
+}
+
 /** Which `running` runs `recoverRuns` interrupts. */
 export interface RecoverOptions {
   /** Runs last appended to more than this long ago (ms; default 0: all of them — right for a single server at start-up). */
@@ -304,12 +342,7 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
   const chat: Chat = { id: init.chatId, createdAt: t, updatedAt: t };
   const title = init.title ?? (init.userMessage ? preview(init.userMessage.content) : undefined);
   if (title) chat.title = title;
-  const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
-  if (init.messageId !== undefined) run.messageId = init.messageId;
-  if (init.lease) {
-    run.leaseHolder = init.lease.holder;
-    run.leaseUntil = init.lease.until;
-  }
+  if (init.newChat?.metadata !== undefined) chat.metadata = init.newChat.metadata;
   let user: UserMessage | undefined;
   if (init.userMessage) {
     const u = init.userMessage;
@@ -326,7 +359,14 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
       createdAt: t,
       updatedAt: t,
     };
-    run.userMessageId = user.id;
+  }
+  // In the order the backends read runs back (rows.ts runOf): a run returned as written looks the same.
+  const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
+  if (init.messageId !== undefined) run.messageId = init.messageId;
+  if (user) run.userMessageId = user.id;
+  if (init.lease) {
+    run.leaseHolder = init.lease.holder;
+    run.leaseUntil = init.lease.until;
   }
   return { chat, run, user };
 }
@@ -380,11 +420,13 @@ export abstract class BaseStore implements Store {
   private readonly locks = new RunLocks();
   /** The tails waiting on this store's runs. */
   private readonly tails = new LocalTails();
-  /** The group commit every append goes through. */
-  private readonly commits = new GroupCommit<Commit>(
-    (c) => this.dbCommit(c),
-    (cs) => this.dbCommitMany(cs),
+  /** The group commit every append (and, with `batchesStarts`, every chat and run creation) goes through. */
+  private readonly commits = new GroupCommit<Write>(
+    (w) => this.write(w),
+    (ws) => this.dbWriteMany(ws),
   );
+  /** True when the backend writes chat and run creations in the group commit's transaction (`dbWriteMany`). */
+  protected readonly batchesStarts: boolean = false;
 
   constructor(options: BaseStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -429,6 +471,45 @@ export abstract class BaseStore implements Store {
       ),
     );
   }
+  /**
+   * Writes a group of the group commit: appends and (with `batchesStarts`) creations. Returns, per
+   * write, undefined when it is stored or its error. Default: the creations each on their own, the
+   * appends through `dbCommitMany`.
+   */
+  protected async dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
+    const appends = writes.filter(isAppend);
+    const [done, others] = await Promise.all([
+      appends.length > 0 ? this.dbCommitMany(appends) : [],
+      Promise.all(
+        writes.map((w) =>
+          isAppend(w)
+            ? undefined
+            : this.write(w).then(
+                () => undefined,
+                (err: unknown) => err,
+              ),
+        ),
+      ),
+    ]);
+    let a = 0;
+    return writes.map((w, i) => (isAppend(w) ? done[a++] : others[i]));
+  }
+
+  /** One write on its own. */
+  private async write(w: Write): Promise<void> {
+    if (isAppend(w)) return this.dbCommit(w);
+    if (this.batchesStarts) {
+      const [err] = await this.dbWriteMany([w]);
+      if (err !== undefined) throw err;
+      return;
+    }
+    if (w.kind === 'chat') {
+      if (!(await this.dbInsertChat(w.chat))) throw new StoreError('conflict', `chat ${w.chat.id} already exists`);
+      return;
+    }
+    const blocker = await this.dbCreateRun(w.run, w.chat, w.user, w.exclusive);
+    if (blocker !== undefined && blocker !== w.run.id) throw inProgress(w.run.chatId, blocker);
+  }
   protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
@@ -442,7 +523,8 @@ export abstract class BaseStore implements Store {
     const chat: Chat = { id: init.id ?? crypto.randomUUID(), createdAt: t, updatedAt: t };
     if (init.title !== undefined) chat.title = init.title;
     if (init.metadata !== undefined) chat.metadata = init.metadata;
-    if (!(await this.dbInsertChat(chat))) throw new StoreError('conflict', `chat ${chat.id} already exists`);
+    if (this.batchesStarts) await this.commits.commit({ kind: 'chat', chat });
+    else await this.write({ kind: 'chat', chat });
     return chat;
   }
 
@@ -497,9 +579,15 @@ export abstract class BaseStore implements Store {
         user = undefined; // the client re-sent a message we already have (regenerate): reuse it
       }
     }
-    const blocker = await this.dbCreateRun(run, chat, user, init.exclusive === true);
-    if (blocker !== undefined && blocker !== init.runId)
-      throw new StoreError('conflict', `chat ${init.chatId} has a run in progress (${blocker}); one run at a time per chat`);
+    const newChat = init.newChat !== undefined;
+    const write: StartWrite = { kind: 'run', run, chat, user, exclusive: init.exclusive === true, newChat };
+    if (this.batchesStarts) await this.commits.commit(write);
+    else {
+      // A backend without batched starts creates a new chat on its own first (conflict when it exists).
+      if (newChat) await this.write({ kind: 'chat', chat });
+      await this.write(write);
+    }
+    if (write.inserted) return run;
     const stored = await this.dbGetRun(init.runId);
     if (stored && stored.chatId !== init.chatId)
       throw new StoreError('conflict', `run ${init.runId} belongs to chat ${stored.chatId}, not ${init.chatId}`);
