@@ -1,43 +1,20 @@
 /**
  * The store work of starting a run (issue 16, "the gateway at scale"), counted, not timed: the
- * SQLite transactions and statements of `POST /api/chat` for a new chat, and of many runs started
- * in one turn of the event loop. node:sqlite's prototypes are wrapped to count (this file runs in a
- * process of its own).
+ * SQLite transactions and statements of `POST /api/chat` for a new chat (the store's side, many
+ * starts and appends: packages/store/test/sqlite-work.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import { decode } from '@switchboard/core';
 import { openSqliteStore, type SqliteStore } from '@switchboard/store';
-
+import { countSqliteWork } from '../../store/test/support.ts';
 import type { AgentEvent } from '../src/agents/agent.ts';
 import { decoderOptions } from '../src/runner/in-process.ts';
 import { type RunningServer, startServer } from '../src/server/start.ts';
 import { api, Gate, quietLogger, testConfig, userMessage } from './gateway-support.ts';
-
-/** What node:sqlite was asked to do. */
-const work = { transactions: 0, statements: 0 };
-const exec = DatabaseSync.prototype.exec;
-DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string) {
-  if (/^\s*BEGIN/i.test(sql)) work.transactions++;
-  return exec.call(this, sql);
-};
-for (const name of ['run', 'get', 'all'] as const) {
-  const original = StatementSync.prototype[name] as (...args: unknown[]) => unknown;
-  (StatementSync.prototype as unknown as Record<string, unknown>)[name] = function (this: StatementSync, ...args: unknown[]) {
-    work.statements++;
-    return original.apply(this, args);
-  };
-}
-
-function counted<T>(fn: () => Promise<T>): Promise<{ value: T; transactions: number; statements: number }> {
-  work.transactions = 0;
-  work.statements = 0;
-  return fn().then((value) => ({ value, ...work }));
-}
 
 describe('the store work of a run start (SQLite)', () => {
   let dir: string;
@@ -96,7 +73,7 @@ describe('the store work of a run start (SQLite)', () => {
   }
 
   test('POST /api/chat for a new chat: its start-up writes are one transaction', async () => {
-    const r = await counted(() => start('c1'));
+    const r = await countSqliteWork(() => start('c1'));
     gate.open();
     await r.value.text();
     // The chat, the run and the user message in one transaction (was 2: the chat on its own); 8
@@ -104,19 +81,5 @@ describe('the store work of a run start (SQLite)', () => {
     // inserts, the tail's first read and its run.
     assert.equal(r.transactions, 1);
     assert.ok(r.statements <= 8, `${r.statements} statements`);
-  });
-
-  test('runs started in one turn are written in one transaction', async () => {
-    const r = await counted(() =>
-      Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          store.startRun({ chatId: `many-${i}`, runId: `many-run-${i}`, exclusive: true, userMessage: { content: 'hi' } }),
-        ),
-      ),
-    );
-    // One group commit (was 10 transactions); 6 statements a start (was 8: no run read back, no
-    // separate chat update for a new chat).
-    assert.equal(r.transactions, 1);
-    assert.ok(r.statements <= 60, `${r.statements} statements`);
   });
 });

@@ -365,19 +365,20 @@ export class SqliteStore extends BaseStore {
 
   /** One append's writes (inside a transaction). */
   private commitOne(c: Commit): void {
-    {
-      const run = this.get('SELECT last_seq FROM runs WHERE id = ?', c.runId);
-      if (!run) throw new StoreError('not_found', `no run ${c.runId}`);
-      if (Number(run.last_seq) !== c.expectedLastSeq) throw new ConcurrentAppendError();
-      const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
-      for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
-      this.stmt(
-        `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
-           WHERE id = ?`,
-      ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId);
-      if (c.message) this.upsertMessage(c.message);
-      if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
+    // The run's row moves first, on the condition that nobody appended since it was read: one
+    // statement for the check and the update (a savepoint or the transaction undoes it on failure).
+    const moved = this.stmt(
+      `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
+         WHERE id = ? AND last_seq = ?`,
+    ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId, c.expectedLastSeq);
+    if (Number(moved.changes) === 0) {
+      if (!this.get('SELECT 1 FROM runs WHERE id = ?', c.runId)) throw new StoreError('not_found', `no run ${c.runId}`);
+      throw new ConcurrentAppendError();
     }
+    const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
+    for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
+    if (c.message) this.upsertMessage(c.message);
+    if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
   }
 
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {

@@ -316,6 +316,9 @@ const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended bef
  */
 const WRITE_EVERY = 256;
 
+/** Most runs kept between their start and their first append (`justStarted`). */
+const MAX_STARTED = 4096;
+
 function statusOf(e: CanonicalEvent): RunStatus {
   if (e.type === 'run-abort') return 'aborted';
   if (e.type === 'run-finish') return e.finishReason === 'error' ? 'error' : 'complete';
@@ -418,6 +421,8 @@ export abstract class BaseStore implements Store {
     getMessage: (id) => this.dbGetMessage(id),
   });
   private readonly locks = new RunLocks();
+  /** Runs inserted here and not appended to yet (`justStarted`). */
+  private readonly started = new Map<string, Run>();
   /** The tails waiting on this store's runs. */
   private readonly tails = new LocalTails();
   /** The group commit every append (and, with `batchesStarts`, every chat and run creation) goes through. */
@@ -555,6 +560,7 @@ export abstract class BaseStore implements Store {
     if (runs === false) return false;
     for (const id of runs) {
       this.live.delete(id);
+      this.started.delete(id);
       this.tails.forget(id);
     }
     return true;
@@ -587,7 +593,10 @@ export abstract class BaseStore implements Store {
       if (newChat) await this.write({ kind: 'chat', chat });
       await this.write(write);
     }
-    if (write.inserted) return run;
+    if (write.inserted) {
+      this.justStarted(run);
+      return run;
+    }
     const stored = await this.dbGetRun(init.runId);
     if (stored && stored.chatId !== init.chatId)
       throw new StoreError('conflict', `run ${init.runId} belongs to chat ${stored.chatId}, not ${init.chatId}`);
@@ -635,7 +644,7 @@ export abstract class BaseStore implements Store {
 
     for (let attempt = 0; ; attempt++) {
       // The cached run row is only a guess: a writer elsewhere makes the commit fail, and the retry reads it.
-      const cached = attempt === 0 ? this.live.get(runId)?.run : undefined;
+      const cached = attempt === 0 ? (this.live.get(runId)?.run ?? this.firstAppend(runId)) : undefined;
       let run = cached ?? (await this.dbGetRun(runId));
       if (!run) {
         const first = events[0];
@@ -700,6 +709,8 @@ export abstract class BaseStore implements Store {
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;
+        // A cached row of a run deleted elsewhere: read what is there now.
+        if (cached && err instanceof StoreError && err.code === 'not_found') continue;
         throw err;
       }
       if (commit.message) live.lastWritten = last.seq;
@@ -712,6 +723,21 @@ export abstract class BaseStore implements Store {
       this.tails.wake(runId);
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
+  }
+
+  /** A run this process has just inserted: its first append need not read it back. */
+  private justStarted(run: Run): void {
+    // A run started and never appended to (an agent that failed at once is interrupted, which
+    // appends) must not make this grow: the oldest go first.
+    if (this.started.size >= MAX_STARTED) this.started.delete(this.started.keys().next().value as string);
+    this.started.set(run.id, run);
+  }
+
+  /** The run row `justStarted` kept, once (a guess like any cached row: a stale one fails its commit and is read). */
+  private firstAppend(runId: string): Run | undefined {
+    const run = this.started.get(runId);
+    if (run) this.started.delete(runId);
+    return run;
   }
 
   /**
