@@ -13,6 +13,7 @@ import { openSqliteStore, type SqliteStore } from '@switchboard/store';
 import { countSqliteWork } from '../../store/test/support.ts';
 import type { AgentEvent } from '../src/agents/agent.ts';
 import { decoderOptions } from '../src/runner/in-process.ts';
+import { RunStartError } from '../src/server/runs.ts';
 import { type RunningServer, startServer } from '../src/server/start.ts';
 import { api, Gate, quietLogger, testConfig, userMessage } from './gateway-support.ts';
 
@@ -81,5 +82,31 @@ describe('the store work of a run start (SQLite)', () => {
     // inserts, the tail's first read and its run.
     assert.equal(r.transactions, 1);
     assert.ok(r.statements <= 8, `${r.statements} statements`);
+  });
+
+  test("a chat seen missing but created meanwhile: someone else's answers 404, one's own starts as any existing chat", async () => {
+    const runs = s.core.runs;
+    await store.createChat({ id: 'taken', title: "alice's", metadata: { owner: 'alice' } });
+    const bob = { name: 'bob' };
+    await assert.rejects(
+      runs.start({ chatId: 'taken', agent: 'demo', messages: [], principal: bob, knownChat: null, userMessage: { content: 'mine?' } }),
+      (err: unknown) => err instanceof RunStartError && err.status === 404,
+    );
+    assert.deepEqual(await store.listRuns('taken'), []);
+    assert.deepEqual((await store.getChat('taken'))?.metadata, { owner: 'alice' });
+    const run = await runs.start({
+      chatId: 'taken',
+      agent: 'demo',
+      messages: [userMessage('hi')],
+      principal: { name: 'alice' },
+      knownChat: null,
+      userMessage: { content: 'hi' },
+    });
+    await run.done;
+    assert.deepEqual(
+      (await store.listRuns('taken')).map((r) => r.status),
+      ['complete'],
+    );
+    assert.deepEqual((await store.getChat('taken'))?.metadata, { owner: 'alice', agent: 'demo' });
   });
 });

@@ -18,6 +18,7 @@ import {
   type Chat,
   type Commit,
   ConcurrentAppendError,
+  chatExists,
   inProgress,
   type Run,
   StoreError,
@@ -267,7 +268,7 @@ export class SqliteStore extends BaseStore {
   ): { blocker: string | undefined; inserted: boolean } {
     if (newChat) {
       // A new chat has no run to be exclusive with, and is inserted with its updated_at.
-      if (!this.insertChat(chat)) throw new StoreError('conflict', `chat ${chat.id} already exists`);
+      if (!this.insertChat(chat)) throw chatExists(chat.id);
     } else {
       if (exclusive) {
         // The transaction holds the write lock: no other start can slip in between the check and the insert.
@@ -348,7 +349,7 @@ export class SqliteStore extends BaseStore {
   private writeOne(w: Write): void {
     if (!('kind' in w)) return this.commitOne(w);
     if (w.kind === 'chat') {
-      if (!this.insertChat(w.chat)) throw new StoreError('conflict', `chat ${w.chat.id} already exists`);
+      if (!this.insertChat(w.chat)) throw chatExists(w.chat.id);
       return;
     }
     const { blocker, inserted } = this.createRun(w.run, w.chat, w.user, w.exclusive, w.newChat);

@@ -281,6 +281,11 @@ function isAppend(w: Write): w is Commit {
   return !('kind' in w);
 }
 
+/** The error of a chat created with an id that is taken. */
+export function chatExists(chatId: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} already exists`);
+}
+
 /** The error of a run start that found another run of the chat in progress. */
 export function inProgress(chatId: string, blocker: string): StoreError {
   return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
@@ -315,9 +320,6 @@ const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended bef
  * append cost as much as the message so far).
  */
 const WRITE_EVERY = 256;
-
-/** Most runs kept between their start and their first append (`justStarted`). */
-const MAX_STARTED = 4096;
 
 function statusOf(e: CanonicalEvent): RunStatus {
   if (e.type === 'run-abort') return 'aborted';
@@ -421,13 +423,11 @@ export abstract class BaseStore implements Store {
     getMessage: (id) => this.dbGetMessage(id),
   });
   private readonly locks = new RunLocks();
-  /** Runs inserted here and not appended to yet (`justStarted`). */
-  private readonly started = new Map<string, Run>();
   /** The tails waiting on this store's runs. */
   private readonly tails = new LocalTails();
   /** The group commit every append (and, with `batchesStarts`, every chat and run creation) goes through. */
   private readonly commits = new GroupCommit<Write>(
-    (w) => this.write(w),
+    (w) => (isAppend(w) ? this.dbCommit(w) : this.dbWriteMany([w]).then(([err]) => (err === undefined ? undefined : Promise.reject(err)))),
     (ws) => this.dbWriteMany(ws),
   );
   /** True when the backend writes chat and run creations in the group commit's transaction (`dbWriteMany`). */
@@ -477,44 +477,15 @@ export abstract class BaseStore implements Store {
     );
   }
   /**
-   * Writes a group of the group commit: appends and (with `batchesStarts`) creations. Returns, per
-   * write, undefined when it is stored or its error. Default: the creations each on their own, the
-   * appends through `dbCommitMany`.
+   * Writes a group of the group commit: per write, undefined when it is stored, else its error. A
+   * backend with `batchesStarts` writes creations here too; without, a group holds appends only.
    */
-  protected async dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
+  protected dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
     const appends = writes.filter(isAppend);
-    const [done, others] = await Promise.all([
-      appends.length > 0 ? this.dbCommitMany(appends) : [],
-      Promise.all(
-        writes.map((w) =>
-          isAppend(w)
-            ? undefined
-            : this.write(w).then(
-                () => undefined,
-                (err: unknown) => err,
-              ),
-        ),
-      ),
-    ]);
-    let a = 0;
-    return writes.map((w, i) => (isAppend(w) ? done[a++] : others[i]));
+    if (appends.length !== writes.length) throw new StoreError('invalid', `the ${this.kind} store does not batch run starts`);
+    return this.dbCommitMany(appends);
   }
 
-  /** One write on its own. */
-  private async write(w: Write): Promise<void> {
-    if (isAppend(w)) return this.dbCommit(w);
-    if (this.batchesStarts) {
-      const [err] = await this.dbWriteMany([w]);
-      if (err !== undefined) throw err;
-      return;
-    }
-    if (w.kind === 'chat') {
-      if (!(await this.dbInsertChat(w.chat))) throw new StoreError('conflict', `chat ${w.chat.id} already exists`);
-      return;
-    }
-    const blocker = await this.dbCreateRun(w.run, w.chat, w.user, w.exclusive);
-    if (blocker !== undefined && blocker !== w.run.id) throw inProgress(w.run.chatId, blocker);
-  }
   protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
@@ -529,7 +500,7 @@ export abstract class BaseStore implements Store {
     if (init.title !== undefined) chat.title = init.title;
     if (init.metadata !== undefined) chat.metadata = init.metadata;
     if (this.batchesStarts) await this.commits.commit({ kind: 'chat', chat });
-    else await this.write({ kind: 'chat', chat });
+    else if (!(await this.dbInsertChat(chat))) throw chatExists(chat.id);
     return chat;
   }
 
@@ -560,7 +531,6 @@ export abstract class BaseStore implements Store {
     if (runs === false) return false;
     for (const id of runs) {
       this.live.delete(id);
-      this.started.delete(id);
       this.tails.forget(id);
     }
     return true;
@@ -589,12 +559,13 @@ export abstract class BaseStore implements Store {
     const write: StartWrite = { kind: 'run', run, chat, user, exclusive: init.exclusive === true, newChat };
     if (this.batchesStarts) await this.commits.commit(write);
     else {
-      // A backend without batched starts creates a new chat on its own first (conflict when it exists).
-      if (newChat) await this.write({ kind: 'chat', chat });
-      await this.write(write);
+      // A backend without batched starts creates a new chat on its own first.
+      if (newChat && !(await this.dbInsertChat(chat))) throw chatExists(chat.id);
+      const blocker = await this.dbCreateRun(run, chat, user, write.exclusive);
+      if (blocker !== undefined && blocker !== init.runId) throw inProgress(init.chatId, blocker);
     }
     if (write.inserted) {
-      this.justStarted(run);
+      this.live.started(run);
       return run;
     }
     const stored = await this.dbGetRun(init.runId);
@@ -644,7 +615,7 @@ export abstract class BaseStore implements Store {
 
     for (let attempt = 0; ; attempt++) {
       // The cached run row is only a guess: a writer elsewhere makes the commit fail, and the retry reads it.
-      const cached = attempt === 0 ? (this.live.get(runId)?.run ?? this.firstAppend(runId)) : undefined;
+      const cached = attempt === 0 ? (this.live.get(runId)?.run ?? this.live.takeStarted(runId)) : undefined;
       let run = cached ?? (await this.dbGetRun(runId));
       if (!run) {
         const first = events[0];
@@ -691,8 +662,8 @@ export abstract class BaseStore implements Store {
         if (run.lastSeq < 0) {
           // First commit of the run: its assistant message gets its id now.
           const start = fresh[0].type === 'run-start' ? fresh[0] : undefined;
-          const before = await this.continues(run);
-          messageId = before ? run.messageId : await this.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
+          const before = await this.live.continues(run);
+          messageId = before ? run.messageId : await this.live.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
           commit.run.messageId = messageId;
           live.projector = before
             ? await this.live.chainProjector({ ...run, messageId }, before)
@@ -723,43 +694,6 @@ export abstract class BaseStore implements Store {
       this.tails.wake(runId);
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
-  }
-
-  /** A run this process has just inserted: its first append need not read it back. */
-  private justStarted(run: Run): void {
-    // A run started and never appended to (an agent that failed at once is interrupted, which
-    // appends) must not make this grow: the oldest go first.
-    if (this.started.size >= MAX_STARTED) this.started.delete(this.started.keys().next().value as string);
-    this.started.set(run.id, run);
-  }
-
-  /** The run row `justStarted` kept, once (a guess like any cached row: a stale one fails its commit and is read). */
-  private firstAppend(runId: string): Run | undefined {
-    const run = this.started.get(runId);
-    if (run) this.started.delete(runId);
-    return run;
-  }
-
-  /**
-   * The runs a run continues, oldest first, when it is a continuation: started (`startRun`) with the
-   * id of an assistant message of its chat whose run has ended, and with no user message of its own.
-   * It then adds to that message (AI SDK clients continue the last assistant message when they send
-   * tool approvals or client tool outputs). Undefined for any other run.
-   */
-  private async continues(run: Run): Promise<string[] | undefined> {
-    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
-    const m = await this.dbGetMessage(run.messageId);
-    if (m?.role !== 'assistant' || m.chatId !== run.chatId || m.runId === run.id) return undefined;
-    const previous = await this.dbGetRun(m.runId);
-    if (!previous || previous.status === 'running') return undefined;
-    return m.metadata.runs ?? [m.runId];
-  }
-
-  /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
-  private async freeMessageId(wanted: string, runId: string): Promise<string> {
-    const id = wanted || runId;
-    const taken = await this.dbGetMessage(id);
-    return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {

@@ -137,6 +137,18 @@ function chatMetadata(principal: Principal, agent: string | undefined): JsonObje
 /** The store's conflict of a new chat whose id is taken after all. */
 const CHAT_EXISTS = /^chat .* already exists$/s;
 
+/** `store.startRun`, with a user message id another chat has taken replaced by one of its own. */
+async function startStored(store: Store, init: StartRunInit): Promise<void> {
+  try {
+    await store.startRun(init);
+  } catch (err) {
+    // Message ids are global in the store, client ids are not.
+    const other = err instanceof StoreError && err.code === 'conflict' && !IN_PROGRESS.test(err.message) && !CHAT_EXISTS.test(err.message);
+    if (!other || !init.userMessage) throw err;
+    await store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${init.runId}` } });
+  }
+}
+
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
   if (!t) return undefined;
@@ -377,13 +389,13 @@ export class RunManager {
     };
     try {
       try {
-        await this.startStored(init);
+        await startStored(this.store, init);
       } catch (err) {
         if (!(init.newChat && err instanceof StoreError && err.code === 'conflict' && CHAT_EXISTS.test(err.message))) throw err;
         // Created meanwhile by another request: start as in any existing chat (whose is it? a run to supersede?).
         delete init.newChat;
         if (!(await this.ensureChat(input.chatId, input.principal, title, input.agent))) await this.settle(input.chatId);
-        await this.startStored(init);
+        await startStored(this.store, init);
       }
     } catch (err) {
       if (err instanceof StoreError && err.code === 'conflict' && IN_PROGRESS.test(err.message))
@@ -430,19 +442,6 @@ export class RunManager {
     this.chats.bump(input.chatId);
     this.fanout?.publish(`chat:${input.chatId}`, JSON.stringify({ runId }));
     return entry;
-  }
-
-  /** `store.startRun`, with a user message id another chat has taken replaced by one of its own. */
-  private async startStored(init: StartRunInit): Promise<void> {
-    try {
-      await this.store.startRun(init);
-    } catch (err) {
-      // Message ids are global in the store, client ids are not.
-      const other =
-        err instanceof StoreError && err.code === 'conflict' && !IN_PROGRESS.test(err.message) && !CHAT_EXISTS.test(err.message);
-      if (!other || !init.userMessage) throw err;
-      await this.store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${init.runId}` } });
-    }
   }
 
   /**
