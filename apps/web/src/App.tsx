@@ -87,7 +87,13 @@ export function App() {
     adopted.current = undefined;
     let stop = false;
     setHistory({ state: 'loading' });
-    void Promise.all([loadHistory(urlChatId), loadChat(urlChatId)]).then(([h, d]) => {
+    // The chat first, then its history: a run the chat lists as running is resumed by its id (which
+    // answers even when it ends meanwhile), and a run it does not list ended before the history was
+    // read, so the history holds all of it. Read at once, a run ending between the two reads left a
+    // pending answer in the history with nothing to follow it.
+    void (async () => {
+      const d = await loadChat(urlChatId);
+      const h = await loadHistory(urlChatId);
       if (stop) return;
       const details = d.ok ? d.data : undefined;
       setChatAgent(typeof details?.chat.metadata?.agent === 'string' ? details.chat.metadata.agent : undefined);
@@ -100,7 +106,7 @@ export function App() {
             ? 'No stored history for this chat (the server has no history for it, or no history route).'
             : `Could not load the history: ${h.message}`,
         });
-    });
+    })();
     return () => {
       stop = true;
     };

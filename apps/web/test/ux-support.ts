@@ -113,7 +113,15 @@ export async function startUxServer(): Promise<UxServer> {
   const server = await startServer({
     port: 0,
     store,
-    config: resolveConfig({ builtins: { demo: { delayMs: 40 }, replay: { dir: CAPTURES, speed: 0 } } }, { env: {} }),
+    config: resolveConfig(
+      {
+        builtins: { demo: { delayMs: 40 }, replay: { dir: CAPTURES, speed: 0 } },
+        // The page and the tests make well over 120 API requests a minute from one address: no rate
+        // limit here (its own tests are the gateway's).
+        limits: { rateLimitPerMinute: 0 },
+      },
+      { env: {} },
+    ),
     onError: () => {},
     agents: [
       {

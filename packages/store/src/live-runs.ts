@@ -11,6 +11,7 @@ export interface RunRef {
   id: string;
   chatId: string;
   messageId?: string;
+  userMessageId?: string;
   lastSeq: number;
   status: string;
 }
@@ -22,8 +23,13 @@ export interface LiveRun<R extends RunRef> {
   lastWritten: number;
 }
 
+/** Most runs kept between their start and their first append (`started`). */
+const MAX_STARTED = 4096;
+
 /** Live runs by id, with what rebuilds them from the log. */
 export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
+  /** Runs inserted here and not appended to yet. */
+  private readonly fresh = new Map<string, R>();
   private readonly src: {
     readEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
     getRun(runId: string): Promise<R | undefined>;
@@ -33,6 +39,53 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   constructor(src: LiveRuns<R>['src']) {
     super();
     this.src = src;
+  }
+
+  /** A run this process has just inserted: its first append need not read it back. */
+  started(run: R): void {
+    // A run started and never appended to must not make this grow: the oldest go first.
+    if (this.fresh.size >= MAX_STARTED) this.fresh.delete(this.fresh.keys().next().value as string);
+    this.fresh.set(run.id, { ...run });
+  }
+
+  /** The row `started` kept, once (a guess like any cached row: a stale one fails its commit and is read). */
+  takeStarted(runId: string): R | undefined {
+    const run = this.fresh.get(runId);
+    this.fresh.delete(runId);
+    return run;
+  }
+
+  /** A run live here (or gone) is not just started any more. */
+  override set(runId: string, live: LiveRun<R>): this {
+    this.fresh.delete(runId);
+    return super.set(runId, live);
+  }
+
+  override delete(runId: string): boolean {
+    this.fresh.delete(runId);
+    return super.delete(runId);
+  }
+
+  /**
+   * The runs a run continues, oldest first, when it is a continuation: started (`startRun`) with the
+   * id of an assistant message of its chat whose run has ended, and with no user message of its own.
+   * It then adds to that message (AI SDK clients continue the last assistant message when they send
+   * tool approvals or client tool outputs). Undefined for any other run.
+   */
+  async continues(run: R): Promise<string[] | undefined> {
+    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
+    const m = await this.src.getMessage(run.messageId);
+    if (m?.role !== 'assistant' || m.chatId !== run.chatId || m.runId === run.id) return undefined;
+    const previous = await this.src.getRun(m.runId);
+    if (!previous || previous.status === 'running') return undefined;
+    return m.metadata.runs ?? [m.runId];
+  }
+
+  /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
+  async freeMessageId(wanted: string, runId: string): Promise<string> {
+    const id = wanted || runId;
+    const taken = await this.src.getMessage(id);
+    return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
   }
 
   /** The in-memory projector of a live run, rebuilt from the log when not cached or out of date. */

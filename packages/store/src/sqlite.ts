@@ -12,7 +12,18 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import type { CanonicalEvent } from '@switchboard/core';
 import type { PersistedMessage } from './projection.ts';
 import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf } from './rows.ts';
-import { BaseStore, type BaseStoreOptions, type Chat, type Commit, ConcurrentAppendError, type Run, StoreError } from './store.ts';
+import {
+  BaseStore,
+  type BaseStoreOptions,
+  type Chat,
+  type Commit,
+  ConcurrentAppendError,
+  chatExists,
+  inProgress,
+  type Run,
+  StoreError,
+  type Write,
+} from './store.ts';
 
 /** The schema version this code writes. */
 export const SQLITE_SCHEMA_VERSION = 2;
@@ -114,6 +125,7 @@ function ownerOnly(path: string): void {
 /** The SQLite store. Open it with {@link openSqliteStore} (or `openStore('sqlite:…')`). */
 export class SqliteStore extends BaseStore {
   readonly kind = 'sqlite' as const;
+  protected override readonly batchesStarts = true;
   /** The database file. */
   readonly path: string;
   private readonly db: DatabaseSync;
@@ -243,22 +255,35 @@ export class SqliteStore extends BaseStore {
   }
 
   protected async dbCreateRun(run: Run, chat: Chat, user: PersistedMessage | undefined, exclusive: boolean): Promise<string | undefined> {
-    return this.tx(() => {
+    return this.tx(() => this.createRun(run, chat, user, exclusive).blocker);
+  }
+
+  /** A run's creation (inside a transaction): the chat's running run when `exclusive` finds one, and whether the run row is this one. */
+  private createRun(
+    run: Run,
+    chat: Chat,
+    user: PersistedMessage | undefined,
+    exclusive: boolean,
+    newChat = false,
+  ): { blocker: string | undefined; inserted: boolean } {
+    if (newChat) {
+      // A new chat has no run to be exclusive with, and is inserted with its updated_at.
+      if (!this.insertChat(chat)) throw chatExists(chat.id);
+    } else {
       if (exclusive) {
-        // BEGIN IMMEDIATE holds the write lock: no other start can slip in between the check and the insert.
+        // The transaction holds the write lock: no other start can slip in between the check and the insert.
         const busy = this.get("SELECT id FROM runs WHERE chat_id = ? AND status = 'running' LIMIT 1", run.chatId);
-        if (busy) return busy.id as string;
+        if (busy) return { blocker: busy.id as string, inserted: false };
       }
-      this.insertChat(chat);
-      this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(run.createdAt, run.chatId);
-      const r = this.stmt(
-        `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
-           VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      ).run(...runInsertValues(run));
-      if (Number(r.changes) === 0) return undefined; // started concurrently: keep the first
-      if (user) this.upsertMessage(user);
-      return undefined;
-    });
+      if (!this.insertChat(chat)) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(run.createdAt, run.chatId);
+    }
+    const r = this.stmt(
+      `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
+         VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ).run(...runInsertValues(run));
+    if (Number(r.changes) === 0) return { blocker: undefined, inserted: false }; // started concurrently: keep the first
+    if (user) this.upsertMessage(user);
+    return { blocker: undefined, inserted: true };
   }
 
   private upsertMessage(m: PersistedMessage): void {
@@ -300,11 +325,16 @@ export class SqliteStore extends BaseStore {
    * failing (a concurrent writer, a deleted run) leaves the others in.
    */
   protected override async dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
-    const results = this.tx(() =>
-      commits.map((c) => {
+    return this.dbWriteMany(commits);
+  }
+
+  /** The group commit's writes, chats and runs created included, in one transaction (a savepoint each). */
+  protected override async dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
+    return this.tx(() =>
+      writes.map((w) => {
         this.db.exec('SAVEPOINT sb_append');
         try {
-          this.commitOne(c);
+          this.writeOne(w);
           this.db.exec('RELEASE sb_append');
           return undefined;
         } catch (err) {
@@ -314,7 +344,17 @@ export class SqliteStore extends BaseStore {
         }
       }),
     );
-    return results;
+  }
+
+  private writeOne(w: Write): void {
+    if (!('kind' in w)) return this.commitOne(w);
+    if (w.kind === 'chat') {
+      if (!this.insertChat(w.chat)) throw chatExists(w.chat.id);
+      return;
+    }
+    const { blocker, inserted } = this.createRun(w.run, w.chat, w.user, w.exclusive, w.newChat);
+    if (blocker !== undefined && blocker !== w.run.id) throw inProgress(w.run.chatId, blocker);
+    w.inserted = inserted;
   }
 
   protected async dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void> {
@@ -326,19 +366,20 @@ export class SqliteStore extends BaseStore {
 
   /** One append's writes (inside a transaction). */
   private commitOne(c: Commit): void {
-    {
-      const run = this.get('SELECT last_seq FROM runs WHERE id = ?', c.runId);
-      if (!run) throw new StoreError('not_found', `no run ${c.runId}`);
-      if (Number(run.last_seq) !== c.expectedLastSeq) throw new ConcurrentAppendError();
-      const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
-      for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
-      this.stmt(
-        `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
-           WHERE id = ?`,
-      ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId);
-      if (c.message) this.upsertMessage(c.message);
-      if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
+    // The run's row moves first, on the condition that nobody appended since it was read: one
+    // statement for the check and the update (a savepoint or the transaction undoes it on failure).
+    const moved = this.stmt(
+      `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
+         WHERE id = ? AND last_seq = ?`,
+    ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId, c.expectedLastSeq);
+    if (Number(moved.changes) === 0) {
+      if (!this.get('SELECT 1 FROM runs WHERE id = ?', c.runId)) throw new StoreError('not_found', `no run ${c.runId}`);
+      throw new ConcurrentAppendError();
     }
+    const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
+    for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
+    if (c.message) this.upsertMessage(c.message);
+    if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
   }
 
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {

@@ -110,6 +110,11 @@ export interface StartRunInit {
   exclusive?: boolean;
   /** A lease on the run for its executor: `holder` must renew it (`renewLeases`) before `until`. */
   lease?: { holder: string; until: number };
+  /**
+   * The chat is new (the caller has just seen it missing): it is created with the run, with this
+   * metadata, and the start fails with `conflict` ("already exists") when the chat exists after all.
+   */
+  newChat?: { metadata?: JsonObject };
 }
 
 /** What an append did. */
@@ -248,6 +253,44 @@ export interface Commit {
   chatUpdatedAt?: number;
 }
 
+/**
+ * A chat or a run to create, queued into the group commit with the appends by backends that write
+ * them in the group's transaction (`dbWriteMany`): a burst of run starts then costs a transaction
+ * per group, not two per start. A write that cannot be done fails with its error (a taken chat id,
+ * another run in progress) and leaves the rest of its group in.
+ */
+export type StartWrite =
+  | { kind: 'chat'; chat: Chat }
+  | {
+      kind: 'run';
+      run: Run;
+      /** Created with the run when missing. */
+      chat: Chat;
+      user: UserMessage | undefined;
+      exclusive: boolean;
+      /** The chat must not exist yet (`StartRunInit.newChat`): `conflict` when it does. */
+      newChat: boolean;
+      /** Set by the backend when it inserted this run (so it need not be read back). */
+      inserted?: boolean;
+    };
+
+/** What the group commit writes: appends, and the start-up writes of backends that batch them. */
+export type Write = Commit | StartWrite;
+
+function isAppend(w: Write): w is Commit {
+  return !('kind' in w);
+}
+
+/** The error of a chat created with an id that is taken. */
+export function chatExists(chatId: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} already exists`);
+}
+
+/** The error of a run start that found another run of the chat in progress. */
+export function inProgress(chatId: string, blocker: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
+}
+
 /** Which `running` runs `recoverRuns` interrupts. */
 export interface RecoverOptions {
   /** Runs last appended to more than this long ago (ms; default 0: all of them — right for a single server at start-up). */
@@ -304,12 +347,7 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
   const chat: Chat = { id: init.chatId, createdAt: t, updatedAt: t };
   const title = init.title ?? (init.userMessage ? preview(init.userMessage.content) : undefined);
   if (title) chat.title = title;
-  const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
-  if (init.messageId !== undefined) run.messageId = init.messageId;
-  if (init.lease) {
-    run.leaseHolder = init.lease.holder;
-    run.leaseUntil = init.lease.until;
-  }
+  if (init.newChat?.metadata !== undefined) chat.metadata = init.newChat.metadata;
   let user: UserMessage | undefined;
   if (init.userMessage) {
     const u = init.userMessage;
@@ -326,7 +364,14 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
       createdAt: t,
       updatedAt: t,
     };
-    run.userMessageId = user.id;
+  }
+  // In the order the backends read runs back (rows.ts runOf): a run returned as written looks the same.
+  const run: Run = { id: init.runId, chatId: init.chatId, status: 'running', lastSeq: -1, createdAt: t, updatedAt: t };
+  if (init.messageId !== undefined) run.messageId = init.messageId;
+  if (user) run.userMessageId = user.id;
+  if (init.lease) {
+    run.leaseHolder = init.lease.holder;
+    run.leaseUntil = init.lease.until;
   }
   return { chat, run, user };
 }
@@ -380,11 +425,13 @@ export abstract class BaseStore implements Store {
   private readonly locks = new RunLocks();
   /** The tails waiting on this store's runs. */
   private readonly tails = new LocalTails();
-  /** The group commit every append goes through. */
-  private readonly commits = new GroupCommit<Commit>(
-    (c) => this.dbCommit(c),
-    (cs) => this.dbCommitMany(cs),
+  /** The group commit every append (and, with `batchesStarts`, every chat and run creation) goes through. */
+  private readonly commits = new GroupCommit<Write>(
+    (w) => (isAppend(w) ? this.dbCommit(w) : this.dbWriteMany([w]).then(([err]) => (err === undefined ? undefined : Promise.reject(err)))),
+    (ws) => this.dbWriteMany(ws),
   );
+  /** True when the backend writes chat and run creations in the group commit's transaction (`dbWriteMany`). */
+  protected readonly batchesStarts: boolean = false;
 
   constructor(options: BaseStoreOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -429,6 +476,16 @@ export abstract class BaseStore implements Store {
       ),
     );
   }
+  /**
+   * Writes a group of the group commit: per write, undefined when it is stored, else its error. A
+   * backend with `batchesStarts` writes creations here too; without, a group holds appends only.
+   */
+  protected dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
+    const appends = writes.filter(isAppend);
+    if (appends.length !== writes.length) throw new StoreError('invalid', `the ${this.kind} store does not batch run starts`);
+    return this.dbCommitMany(appends);
+  }
+
   protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
@@ -442,7 +499,8 @@ export abstract class BaseStore implements Store {
     const chat: Chat = { id: init.id ?? crypto.randomUUID(), createdAt: t, updatedAt: t };
     if (init.title !== undefined) chat.title = init.title;
     if (init.metadata !== undefined) chat.metadata = init.metadata;
-    if (!(await this.dbInsertChat(chat))) throw new StoreError('conflict', `chat ${chat.id} already exists`);
+    if (this.batchesStarts) await this.commits.commit({ kind: 'chat', chat });
+    else if (!(await this.dbInsertChat(chat))) throw chatExists(chat.id);
     return chat;
   }
 
@@ -497,9 +555,19 @@ export abstract class BaseStore implements Store {
         user = undefined; // the client re-sent a message we already have (regenerate): reuse it
       }
     }
-    const blocker = await this.dbCreateRun(run, chat, user, init.exclusive === true);
-    if (blocker !== undefined && blocker !== init.runId)
-      throw new StoreError('conflict', `chat ${init.chatId} has a run in progress (${blocker}); one run at a time per chat`);
+    const newChat = init.newChat !== undefined;
+    const write: StartWrite = { kind: 'run', run, chat, user, exclusive: init.exclusive === true, newChat };
+    if (this.batchesStarts) await this.commits.commit(write);
+    else {
+      // A backend without batched starts creates a new chat on its own first.
+      if (newChat && !(await this.dbInsertChat(chat))) throw chatExists(chat.id);
+      const blocker = await this.dbCreateRun(run, chat, user, write.exclusive);
+      if (blocker !== undefined && blocker !== init.runId) throw inProgress(init.chatId, blocker);
+    }
+    if (write.inserted) {
+      this.live.started(run);
+      return run;
+    }
     const stored = await this.dbGetRun(init.runId);
     if (stored && stored.chatId !== init.chatId)
       throw new StoreError('conflict', `run ${init.runId} belongs to chat ${stored.chatId}, not ${init.chatId}`);
@@ -547,7 +615,7 @@ export abstract class BaseStore implements Store {
 
     for (let attempt = 0; ; attempt++) {
       // The cached run row is only a guess: a writer elsewhere makes the commit fail, and the retry reads it.
-      const cached = attempt === 0 ? this.live.get(runId)?.run : undefined;
+      const cached = attempt === 0 ? (this.live.get(runId)?.run ?? this.live.takeStarted(runId)) : undefined;
       let run = cached ?? (await this.dbGetRun(runId));
       if (!run) {
         const first = events[0];
@@ -594,8 +662,8 @@ export abstract class BaseStore implements Store {
         if (run.lastSeq < 0) {
           // First commit of the run: its assistant message gets its id now.
           const start = fresh[0].type === 'run-start' ? fresh[0] : undefined;
-          const before = await this.continues(run);
-          messageId = before ? run.messageId : await this.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
+          const before = await this.live.continues(run);
+          messageId = before ? run.messageId : await this.live.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
           commit.run.messageId = messageId;
           live.projector = before
             ? await this.live.chainProjector({ ...run, messageId }, before)
@@ -612,6 +680,8 @@ export abstract class BaseStore implements Store {
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;
+        // A cached row of a run deleted elsewhere: read what is there now.
+        if (cached && err instanceof StoreError && err.code === 'not_found') continue;
         throw err;
       }
       if (commit.message) live.lastWritten = last.seq;
@@ -624,28 +694,6 @@ export abstract class BaseStore implements Store {
       this.tails.wake(runId);
       return { runId, appended: fresh.length, duplicates: dups.length, lastSeq: last.seq, status };
     }
-  }
-
-  /**
-   * The runs a run continues, oldest first, when it is a continuation: started (`startRun`) with the
-   * id of an assistant message of its chat whose run has ended, and with no user message of its own.
-   * It then adds to that message (AI SDK clients continue the last assistant message when they send
-   * tool approvals or client tool outputs). Undefined for any other run.
-   */
-  private async continues(run: Run): Promise<string[] | undefined> {
-    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
-    const m = await this.dbGetMessage(run.messageId);
-    if (m?.role !== 'assistant' || m.chatId !== run.chatId || m.runId === run.id) return undefined;
-    const previous = await this.dbGetRun(m.runId);
-    if (!previous || previous.status === 'running') return undefined;
-    return m.metadata.runs ?? [m.runId];
-  }
-
-  /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
-  private async freeMessageId(wanted: string, runId: string): Promise<string> {
-    const id = wanted || runId;
-    const taken = await this.dbGetMessage(id);
-    return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
   }
 
   async read(runId: string, options: ReadOptions = {}): Promise<CanonicalEvent[]> {

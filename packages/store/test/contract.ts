@@ -484,6 +484,35 @@ export function contract(label: string, setup: BackendSetup): void {
       }
     });
 
+    test('newChat: the chat is created with the run and its metadata; a chat that exists fails the start with conflict, and nothing is stored', async () => {
+      const chatId = rid('chat');
+      const runId = rid('run');
+      const run = await store.startRun({
+        chatId,
+        runId,
+        exclusive: true,
+        title: 'new',
+        userMessage: { content: 'hi' },
+        newChat: { metadata: { owner: 'alice', agent: 'demo' } },
+      });
+      assert.deepEqual(run, await store.getRun(runId), 'the run returned is the stored one');
+      const chat = await store.getChat(chatId);
+      assert.equal(chat?.title, 'new');
+      assert.deepEqual(chat?.metadata, { owner: 'alice', agent: 'demo' });
+      assert.deepEqual(
+        (await store.listChats({ owner: 'alice' })).map((c) => c.id),
+        [chatId],
+      );
+      const again = rid('run');
+      await assert.rejects(
+        store.startRun({ chatId, runId: again, userMessage: { content: 'mine?' }, newChat: { metadata: { owner: 'bob' } } }),
+        (err: unknown) => err instanceof StoreError && err.code === 'conflict' && /already exists/.test(err.message),
+      );
+      assert.equal(await store.getRun(again), undefined);
+      assert.deepEqual((await store.getChat(chatId))?.metadata, { owner: 'alice', agent: 'demo' });
+      assert.equal((await store.listMessages(chatId)).length, 1);
+    });
+
     test('leases: renewed by their holder only; recoverRuns({ expiredLeases }) interrupts the runs whose lease ended, and only those', async () => {
       const t = Date.now();
       const [gone, alive, free] = [rid('run'), rid('run'), rid('run')];

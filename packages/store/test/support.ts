@@ -2,6 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { createClient } from '@redis/client';
 import { type CanonicalEvent, createDecoder, framed } from '@switchboard/core';
 import pg from 'pg';
@@ -14,6 +15,38 @@ import { openSqliteStore } from '../src/sqlite.ts';
 import type { Store } from '../src/store.ts';
 
 export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
+
+/** What node:sqlite was asked to do: transactions begun, statements run. */
+export interface SqliteWork {
+  transactions: number;
+  statements: number;
+}
+
+let work: SqliteWork | undefined;
+
+/** The work `fn` makes node:sqlite do in this process (its prototypes are wrapped to count, on first use). */
+export async function countSqliteWork<T>(fn: () => Promise<T>): Promise<SqliteWork & { value: T }> {
+  if (!work) {
+    const w: SqliteWork = { transactions: 0, statements: 0 };
+    const exec = DatabaseSync.prototype.exec;
+    DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string) {
+      if (/^\s*BEGIN/i.test(sql)) w.transactions++;
+      return exec.call(this, sql);
+    };
+    for (const name of ['run', 'get', 'all'] as const) {
+      const original = StatementSync.prototype[name] as (...args: unknown[]) => unknown;
+      (StatementSync.prototype as unknown as Record<string, unknown>)[name] = function (this: StatementSync, ...args: unknown[]) {
+        w.statements++;
+        return original.apply(this, args);
+      };
+    }
+    work = w;
+  }
+  work.transactions = 0;
+  work.statements = 0;
+  const value = await fn();
+  return { value, transactions: work.transactions, statements: work.statements };
+}
 
 /** A deterministic clock: starts at `start`, `step` ms per call. */
 export function ticking(start = 1_763_870_000_000, step = 250): () => number {

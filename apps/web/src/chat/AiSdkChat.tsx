@@ -6,8 +6,9 @@
  * - Enter while an answer streams queues the message (`experimental_queue`): it is sent when the
  *   answer ends.
  * - Runs survive the page (run-control.ts): leaving the chat closes the stream, not the run;
- *   reopening a chat whose run is still going resumes it (`resume`, `GET /api/chat/:id/stream`,
- *   which replays the run from its start into the same message). Stop aborts the run explicitly.
+ *   reopening a chat whose run is still going resumes it (`resume`, by the run's id:
+ *   `GET /api/runs/:runId/stream`, which replays the run from its start into the same message, also
+ *   when it has ended since the page looked). Stop aborts the run explicitly.
  * - A failed request offers Retry; the last answer Regenerate; the last user message Edit.
  * - A non-fatal problem (a transient `data-error` part, `onData`) is a small dismissible notice; the
  *   run goes on (only an `error` chunk ends it).
@@ -23,7 +24,7 @@ import { DefaultChatTransport } from 'ai';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { tappedFetch } from '../inspector/tap.ts';
-import { CONTINUE_ON_DISCONNECT, loadHistory } from '../lib/api.ts';
+import { CONTINUE_ON_DISCONNECT, loadHistory, runStreamUrl } from '../lib/api.ts';
 import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
 import { Composer } from './Composer.tsx';
 import type { ChatProps } from './chat-props.ts';
@@ -65,16 +66,21 @@ export function AiSdkChat({
   const stopStream = useRef<() => void>(() => {});
   const control = useRunControl(() => stopStream.current());
   const onRun = control.onRun;
+  // The run this page follows (the one it reopened mid-answer, then each response's): a reconnect
+  // asks for it by id, so it gets the run's stream even when the run has ended since.
+  const followed = useRef(resumeRunId);
   const transport = useMemo(
     () =>
       new DefaultChatTransport({
         api: '/api/chat',
         fetch: tappedFetch(chatId, 'ai-sdk', (runId) => {
+          if (runId) followed.current = runId;
           onRun(runId);
           onRunStart();
         }),
         headers: CONTINUE_ON_DISCONNECT,
         body: () => ({ agent: agentRef.current }),
+        prepareReconnectToStreamRequest: () => (followed.current ? { api: runStreamUrl(followed.current) } : {}),
       }),
     [chatId, onRun, onRunStart],
   );

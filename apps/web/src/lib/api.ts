@@ -123,6 +123,16 @@ export async function abortRun(runId: string): Promise<boolean> {
   }
 }
 
+/**
+ * `GET /api/runs/:runId/stream?protocol=ai-sdk`: one run's UI message stream from its start, live or
+ * finished. What a reconnect asks for when it knows the run: the chat's `/api/chat/:id/stream`
+ * answers 204 once the run has ended, which leaves a page that read the history before the end with
+ * a partial answer and nothing to follow.
+ */
+export function runStreamUrl(runId: string): string {
+  return `/api/runs/${encodeURIComponent(runId)}/stream?protocol=ai-sdk`;
+}
+
 /** The header that keeps a run going when its request goes away (see chat.ts in the server). */
 export const CONTINUE_ON_DISCONNECT = { 'x-switchboard-on-disconnect': 'continue' } as const;
 

@@ -26,8 +26,8 @@
  * `Retry-After`.
  */
 import { randomUUID } from 'node:crypto';
-import type { CanonicalEvent, EventInit } from '@switchboard/core';
-import { isTerminal, type Run, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
+import type { CanonicalEvent, EventInit, JsonObject } from '@switchboard/core';
+import { isTerminal, type Run, type StartRunInit, type Store, StoreError, type UserMessageInit } from '@switchboard/store';
 
 import type { AgentRun, ClientTool, ResumeAnswer, RunMessage, RunOptions } from '../runner/types.ts';
 import type { AgentRegistry } from './agent-registry.ts';
@@ -75,8 +75,9 @@ export interface StartRunInput {
   /** Answers to interrupts for the agent (RunRequest.resume). */
   resume?: readonly ResumeAnswer[];
   /**
-   * `null`: the caller just read the chat and it did not exist, so it is not read again (one created
-   * meanwhile is still caught: creating it then conflicts, and it is checked as an existing chat).
+   * `null`: the caller just read the chat and it did not exist, so it is not read again: it is
+   * created with the run, in one store write (one created meanwhile is still caught: the start then
+   * conflicts, and it is checked as an existing chat).
    */
   knownChat?: null;
 }
@@ -125,6 +126,28 @@ const PUMP_SLICE_MS = 10;
 const MAX_BATCH = 256;
 /** Events the pump takes from the agent ahead of the append in flight before it waits for it. */
 const AHEAD = 32;
+
+/** The metadata of a chat a run creates: its owner and agent. */
+function chatMetadata(principal: Principal, agent: string | undefined): JsonObject | undefined {
+  const owner = ownerOf(principal);
+  const metadata = { ...(owner !== undefined ? { owner } : {}), ...(agent !== undefined ? { agent } : {}) };
+  return Object.keys(metadata).length ? metadata : undefined;
+}
+
+/** The store's conflict of a new chat whose id is taken after all. */
+const CHAT_EXISTS = /^chat .* already exists$/s;
+
+/** `store.startRun`, with a user message id another chat has taken replaced by one of its own. */
+async function startStored(store: Store, init: StartRunInit): Promise<void> {
+  try {
+    await store.startRun(init);
+  } catch (err) {
+    // Message ids are global in the store, client ids are not.
+    const other = err instanceof StoreError && err.code === 'conflict' && !IN_PROGRESS.test(err.message) && !CHAT_EXISTS.test(err.message);
+    if (!other || !init.userMessage) throw err;
+    await store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${init.runId}` } });
+  }
+}
 
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
@@ -242,24 +265,22 @@ export class RunManager {
    * Makes sure the chat exists and `principal` may write to it: creates it (owned by the principal)
    * when it does not exist. Fails with 404 when it belongs to someone else. The chat remembers the
    * agent of its latest run (`metadata.agent`), so a client reopening it talks to the same agent.
-   * Returns true when it created the chat (it has no runs yet). `known` null: the caller has just
-   * seen that the chat does not exist.
+   * Returns true when it created the chat (it has no runs yet).
    */
-  async ensureChat(chatId: string, principal: Principal, title?: string, agent?: string, known?: null): Promise<boolean> {
-    const existing = known === null ? undefined : await this.store.getChat(chatId);
+  async ensureChat(chatId: string, principal: Principal, title?: string, agent?: string): Promise<boolean> {
+    const existing = await this.store.getChat(chatId);
     if (existing) {
       if (!canSee(principal, existing)) throw new RunStartError(404, 'not_found', `No chat ${chatId}`);
       if (agent !== undefined && existing.metadata?.agent !== agent)
         await this.store.updateChat(chatId, { metadata: { ...existing.metadata, agent } });
       return false;
     }
-    const owner = ownerOf(principal);
-    const metadata = { ...(owner !== undefined ? { owner } : {}), ...(agent !== undefined ? { agent } : {}) };
+    const metadata = chatMetadata(principal, agent);
     try {
       await this.store.createChat({
         id: chatId,
         ...(title ? { title } : {}),
-        ...(Object.keys(metadata).length ? { metadata } : {}),
+        ...(metadata ? { metadata } : {}),
       });
     } catch (err) {
       // Created meanwhile by another request: whose is it?
@@ -345,7 +366,9 @@ export class RunManager {
 
   private async startCounted(input: StartRunInput): Promise<LocalRun> {
     const title = input.title ?? titleOf(input.userMessage?.content);
-    const created = await this.ensureChat(input.chatId, input.principal, title, input.agent, input.knownChat);
+    // A chat the caller has just seen missing is created with the run, in one store write.
+    const fresh = input.knownChat === null;
+    const created = fresh || (await this.ensureChat(input.chatId, input.principal, title, input.agent));
     const runId = input.runId ?? randomUUID();
     if (input.runId !== undefined && (await this.store.getRun(runId)))
       throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
@@ -353,7 +376,8 @@ export class RunManager {
     if (!created) await this.settle(input.chatId);
 
     const messageId = input.continues?.messageId ?? `msg_${randomUUID().replace(/-/g, '')}`;
-    const init = {
+    const metadata = chatMetadata(input.principal, input.agent);
+    const init: StartRunInit = {
       chatId: input.chatId,
       runId,
       messageId,
@@ -361,15 +385,17 @@ export class RunManager {
       ...(this.leaseMs > 0 ? { lease: { holder: this.instanceId, until: this.now() + this.leaseMs } } : {}),
       ...(input.userMessage ? { userMessage: input.userMessage } : {}),
       ...(title ? { title } : {}),
+      ...(fresh ? { newChat: metadata ? { metadata } : {} } : {}),
     };
     try {
       try {
-        await this.store.startRun(init);
+        await startStored(this.store, init);
       } catch (err) {
-        // Message ids are global in the store, client ids are not: a user message id taken by
-        // another chat is stored under an id of its own.
-        if (!(err instanceof StoreError && err.code === 'conflict' && init.userMessage) || IN_PROGRESS.test(err.message)) throw err;
-        await this.store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${runId}` } });
+        if (!(init.newChat && err instanceof StoreError && err.code === 'conflict' && CHAT_EXISTS.test(err.message))) throw err;
+        // Created meanwhile by another request: start as in any existing chat (whose is it? a run to supersede?).
+        delete init.newChat;
+        if (!(await this.ensureChat(input.chatId, input.principal, title, input.agent))) await this.settle(input.chatId);
+        await startStored(this.store, init);
       }
     } catch (err) {
       if (err instanceof StoreError && err.code === 'conflict' && IN_PROGRESS.test(err.message))

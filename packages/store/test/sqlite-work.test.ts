@@ -1,0 +1,52 @@
+/**
+ * The SQLite store's work, counted (transactions begun, statements run), not timed (issue 16): what a
+ * burst of run starts and a run's appends cost. The gateway's side, `POST /api/chat`:
+ * packages/server/test/run-start-work.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { openSqliteStore, type SqliteStore } from '../src/sqlite.ts';
+import { countSqliteWork, demoRun } from './support.ts';
+
+describe('SQLite store work', () => {
+  let store: SqliteStore;
+  before(async () => {
+    store = await openSqliteStore({ path: ':memory:' });
+    // Warm: every statement prepared once.
+    const warm = demoRun('warm', 'warm');
+    await store.startRun({ chatId: 'warm', runId: 'warm', exclusive: true, userMessage: { content: 'hi' } });
+    await store.append(warm.slice(0, 5));
+    await store.append(warm.slice(5));
+  });
+  after(() => store.close());
+
+  test('ten runs started in one turn: one transaction', async () => {
+    const r = await countSqliteWork(() =>
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.startRun({ chatId: `many-${i}`, runId: `many-run-${i}`, exclusive: true, userMessage: { content: 'hi' } }),
+        ),
+      ),
+    );
+    // One group commit (was 10 transactions); 6 statements a start (was 8: the run is not read back,
+    // a new chat needs no separate bump of its updated_at).
+    assert.equal(r.transactions, 1);
+    assert.ok(r.statements <= 60, `${r.statements} statements`);
+  });
+
+  test("a run's appends: one statement for the run row, one per event", async () => {
+    const events = demoRun('count me', 'counted');
+    await store.startRun({ chatId: 'counted', runId: 'counted', exclusive: true, userMessage: { content: 'count me' } });
+    const first = await countSqliteWork(() => store.append(events.slice(0, 5)));
+    // The message id checked, the run row (checked and moved in one UPDATE), 5 inserts, the message
+    // (was 10: the run read back, then its last_seq read before the update).
+    assert.equal(first.transactions, 1);
+    assert.ok(first.statements <= 8, `${first.statements} statements`);
+    const next = await countSqliteWork(() => store.append(events.slice(5, 15)));
+    // The run row and 10 inserts (was 12).
+    assert.equal(next.transactions, 1);
+    assert.ok(next.statements <= 11, `${next.statements} statements`);
+    assert.deepEqual(await store.read('counted'), events.slice(0, 15));
+  });
+});
