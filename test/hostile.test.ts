@@ -9,6 +9,7 @@ import {
   type CanonicalEvent,
   createDecoder,
   createEncoder,
+  createFramer,
   type Decoder,
   framed,
   idProblem,
@@ -270,6 +271,20 @@ describe('encoders, validate() and the store never throw', () => {
       await store.close();
     }
   });
+});
+
+test('decoders do not change the values they read (every capture, through auto)', () => {
+  // The object API gets the caller's values; the langchain decoder once merged later chunks'
+  // additional_kwargs into the first chunk's object (the fuzz saw it: its decoders share frames).
+  for (const input of matrixInputs()) {
+    const framer = createFramer();
+    const frames = [...framer.push(input.body), ...framer.end()];
+    const before = structuredClone(frames);
+    const d = createDecoder('auto', { runId: 'run', now: () => 0 });
+    for (const f of frames) if (f.kind === 'value') d.push(f.value, f.where);
+    d.end();
+    assert.deepEqual(frames, before, input.name);
+  }
 });
 
 test('the id rule: any Unicode, no control characters or lone surrogates', () => {
