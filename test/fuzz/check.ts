@@ -179,7 +179,7 @@ function decodeFrames(
 
 /** Decodes one case (object API, and its bytes); findings for throws and chunk-split differences. */
 function decodeCase(framework: string, c: FuzzCase, split: number, findings: Finding[], messageId?: string): CanonicalEvent[] {
-  const options = messageId ? { ...OPTIONS, messageId } : OPTIONS;
+  const options = messageId ? { ...OPTIONS, messageId, continues: true } : OPTIONS;
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
   let events: CanonicalEvent[] = [];
   if (c.kind === 'objects') {
@@ -209,7 +209,7 @@ function mutationFindings(c: FuzzCase, split: number, frameworks: readonly strin
   const framed = framedCase(c, split);
   if (!framed?.same || isDeepStrictEqual(framed.frames, framed.pristine)) return [];
   const findings: Finding[] = [];
-  const options = messageId ? { ...OPTIONS, messageId } : OPTIONS;
+  const options = messageId ? { ...OPTIONS, messageId, continues: true } : OPTIONS;
   for (const framework of frameworks) {
     const frames = structuredClone(framed.pristine);
     decodeFrames(framework, frames, options, () => {});
