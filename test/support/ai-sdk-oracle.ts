@@ -76,6 +76,17 @@ function chunkOf(result: ChunkResult, index: number): UIMessageChunk {
   return result.value;
 }
 
+/** Freezes a value and everything in it (iteratively: chunks can nest deep). */
+function deepFreeze(value: unknown): void {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  }
+}
+
 /** Official parse results by chunk text (see `parseAiSdkChunkTexts`). */
 export type ChunkVerdicts = Map<string, ChunkResult>;
 
@@ -84,8 +95,9 @@ export type ChunkVerdicts = Map<string, ChunkResult>;
  * that body's events are exactly these texts), with the official parse of each text kept in
  * `known`: the parse (secure JSON parse + uiMessageChunkSchema) is per event and pure, and the same
  * chunk recurs across streams. The texts not seen yet go through `parseJsonEventStream` together.
- * Each stream gets its own copy of a kept chunk: `readUIMessageStream` keeps a data chunk as the
- * message part itself and updates it in place.
+ * Each stream gets its own copy of a kept chunk (`readUIMessageStream` keeps a data chunk as the
+ * message part itself and updates it in place); what is inside is shared, and frozen, so a client
+ * that changed it would fail instead of changing the next stream's chunk.
  */
 export async function parseAiSdkChunkTexts(texts: readonly string[], known: ChunkVerdicts = new Map()): Promise<UIMessageChunk[]> {
   const missing = [...new Set(texts.filter((t) => !known.has(t)))];
@@ -95,10 +107,12 @@ export async function parseAiSdkChunkTexts(texts: readonly string[], known: Chun
     if (results.length !== missing.length)
       throw new Error(`ai-sdk-oracle: ${missing.length} chunk texts parsed as ${results.length} events`);
     missing.forEach((t, i) => {
-      known.set(t, results[i] as ChunkResult);
+      const result = results[i] as ChunkResult;
+      if (result.success) deepFreeze(result.value);
+      known.set(t, result);
     });
   }
-  return texts.map((t, index) => structuredClone(chunkOf(known.get(t) as ChunkResult, index)));
+  return texts.map((t, index) => ({ ...chunkOf(known.get(t) as ChunkResult, index) }));
 }
 
 /** Result of assembling a UI message stream with the official `readUIMessageStream`. */
