@@ -296,13 +296,19 @@ async function judge(
 /** Protocols whose streams a schema or an official client judges (the canonical stream has its own check: validate()). */
 const JUDGED = new Set<Protocol>(['ai-sdk', 'ag-ui', 'ws', 'dsagent']);
 
-/** Runs one case for one framework and returns what went wrong. */
-export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
+/** What one framework made of a case: the findings, and the events the store gets. */
+interface Checked {
+  findings: Finding[];
+  events: CanonicalEvent[];
+}
+
+/** Runs one case for one framework through everything but the store. */
+async function checkDecoder(framework: string, c: FuzzCase, seed: number): Promise<Checked> {
   const findings: Finding[] = [];
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
   const before = await continuationOf(c);
   const events = decodeCase(framework, c, seed, findings, before?.messageId);
-  if (events.length === 0) return findings;
+  if (events.length === 0) return { findings, events };
   // The guard turns a decoder that throws into a located `decoder_error` (the API never throws), but
   // the value it threw on is lost: that is a decoder throwing all the same.
   const threw = events.find((e) => e.type === 'error' && e.code === 'decoder_error');
@@ -347,16 +353,26 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
     for (const [kind, note] of verdict) add(kind, note);
   }
 
-  if (store) {
-    const runId = `fuzz-${framework}-${seed}`;
-    try {
-      await store.startRun({ chatId: runId, runId });
-      await store.append(events.map((e) => ({ ...e, runId })));
-    } catch (err) {
-      if ((err as Error)?.name !== 'StoreError') add('store-throw', msg(err));
-    }
+  return { findings, events };
+}
+
+/** Appends a framework's events to the store as a run of their own: a throw other than a StoreError is a finding. */
+async function storeFindings(framework: string, events: CanonicalEvent[], seed: number, store: SqliteStore): Promise<Finding[]> {
+  if (events.length === 0) return [];
+  const runId = `fuzz-${framework}-${seed}`;
+  try {
+    await store.startRun({ chatId: runId, runId });
+    await store.append(events.map((e) => ({ ...e, runId })));
+  } catch (err) {
+    if ((err as Error)?.name !== 'StoreError') return [{ kind: 'store-throw', framework, note: msg(err) }];
   }
-  return findings;
+  return [];
+}
+
+/** Runs one case for one framework and returns what went wrong. */
+export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
+  const { findings, events } = await checkDecoder(framework, c, seed);
+  return store ? [...findings, ...(await storeFindings(framework, events, seed, store))] : findings;
 }
 
 /**
@@ -364,8 +380,15 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
  * that none of them changed the values it read.
  */
 export async function checkInput(c: FuzzCase, seed: number, frameworks: readonly string[], store?: SqliteStore): Promise<Finding[]> {
+  const checked: Checked[] = [];
+  for (const fw of frameworks) checked.push(await checkDecoder(fw, c, seed));
+  // The runs go to the store together, as a server's concurrent runs do: its group commit writes
+  // them in one transaction (one each made the store a sixth of a run).
+  const stored = store ? await Promise.all(checked.map((r, i) => storeFindings(frameworks[i] as string, r.events, seed, store))) : [];
   const findings: Finding[] = [];
-  for (const fw of frameworks) for (const f of await checkCase(fw, c, seed, store)) findings.push(f);
+  checked.forEach((r, i) => {
+    findings.push(...r.findings, ...(stored[i] ?? []));
+  });
   for (const f of mutationFindings(c, seed, frameworks, (await continuationOf(c))?.messageId)) findings.push(f);
   return findings;
 }
