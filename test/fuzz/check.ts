@@ -1,8 +1,9 @@
 /**
- * One fuzz case through everything: decode (byte API, in one chunk and split in two; object API),
- * `validate()`, every encoder, the official clients (`ai`'s uiMessageChunkSchema +
- * readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline and verifier) and a
- * SQLite store append. Every way it can go wrong is counted under a kind.
+ * One fuzz case through everything: decode (the bytes framed once for every decoder, in one chunk
+ * and split in two; the object API), `validate()`, every encoder, the official clients (`ai`'s
+ * uiMessageChunkSchema + readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline
+ * and verifier) and a SQLite store append; then whether a decoder changed the values it read.
+ * Every way it can go wrong is counted under a kind.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Message } from '@ag-ui/core';
