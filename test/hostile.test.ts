@@ -243,6 +243,32 @@ describe('decoder guard', () => {
     );
   });
 
+  test('a repeated call after its approval was asked: the answer stays with the call the approval was asked for', () => {
+    let seq = 0;
+    const ev = (type: string, fields: Record<string, unknown>) => ({ type, runId: 'run', seq: seq++, ts: 0, ...fields }) as CanonicalEvent;
+    const call = () => [
+      ev('tool-input-start', { toolCallId: 't1', toolName: 'x' }),
+      ev('tool-input-end', { toolCallId: 't1', toolName: 'x', input: {} }),
+    ];
+    // As a duplicated response.completed line gives it (the call repeated; the request once).
+    const script: CanonicalEvent[][] = [
+      [ev('run-start', { version: 2, messageId: 'm' })],
+      call(),
+      [ev('tool-approval-request', { approvalId: 'a1', toolCallId: 't1' })],
+      call(),
+      [ev('tool-approval-response', { approvalId: 'a1', toolCallId: 't1', approved: true })],
+    ];
+    const g = guard({ push: () => script.shift() ?? [], fault: () => [], end: () => [ev('run-finish', { finishReason: 'stop' })] });
+    const events = drain(g, [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-input-end').map((e) => e.toolCallId),
+      ['t1', 't1~2'],
+    );
+    const answer = events.find((e) => e.type === 'tool-approval-response');
+    assert.equal(answer?.type === 'tool-approval-response' && answer.toolCallId, 't1');
+    assert.deepEqual(validate(events, { complete: true }).issues, []);
+  });
+
   test("the hot path: a safe value gives back the decoder's own array, unchanged", () => {
     const out = [{ type: 'text-delta', runId: 'run', seq: 1, ts: 0, blockId: 't', delta: 'hi' } as CanonicalEvent];
     const g = guard({ push: () => out, fault: () => [], end: () => [] });
