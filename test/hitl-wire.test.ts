@@ -36,9 +36,9 @@ function lines(values: object[], runId = 'run_1', messageId = 'msg_1'): Canonica
   return out;
 }
 
-/** A canonical run built from event inits (what the gateway emits for a continuation, then the agent). */
+/** A continuation run built from event inits (what the gateway emits for one, then the agent). */
 function run(runId: string, messageId: string, inits: EventInit[]): CanonicalEvent[] {
-  const events = [{ type: 'run-start', version: 2, messageId } as EventInit, ...inits];
+  const events = [{ type: 'run-start', version: 2, messageId, continues: true } as EventInit, ...inits];
   return events.map((e, seq) => ({ ...e, runId, seq, ts: 0 }) as CanonicalEvent);
 }
 

@@ -4,11 +4,13 @@
  * validate() and the store append. The fuzz suite (test/fuzz) checks the same at random.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   type CanonicalEvent,
   createDecoder,
   createEncoder,
+  createFramer,
   type Decoder,
   framed,
   idProblem,
@@ -17,11 +19,12 @@ import {
 } from '../packages/core/src/index.ts';
 import { guard } from '../packages/core/src/inputs/guard.ts';
 import { Emitter } from '../packages/core/src/model/emitter.ts';
-import { validate } from '../packages/core/src/schema.ts';
+import { validate, validateAiSdkChunks } from '../packages/core/src/schema.ts';
 import { openSqliteStore, StoreError } from '../packages/store/src/index.ts';
 import { matrixInputs } from './matrix/inputs.ts';
 import { detectInput } from './matrix/matrix.ts';
 import { runAgUi } from './support/ag-ui-oracle.ts';
+import { assembleChunks, parseAiSdkSse } from './support/ai-sdk-oracle.ts';
 
 const OPTIONS = { runId: 'run', now: () => 0 };
 
@@ -148,11 +151,14 @@ describe('decoder guard', () => {
   test('AI SDK: an answer to an approval the stream did not ask is sent only as a continuation run starts', () => {
     const ev = (e: object, seq: number) => ({ runId: 'run', seq, ts: 0, ...e }) as CanonicalEvent;
     const encode = (events: CanonicalEvent[]) => drain(createEncoder('ai-sdk'), events) as { type: string }[];
-    const start = ev({ type: 'run-start', version: 2, messageId: 'm1' }, 0);
+    const start = ev({ type: 'run-start', version: 2, messageId: 'm1', continues: true }, 0);
     const answer = (seq: number) => ev({ type: 'tool-approval-response', approvalId: 'a9', toolCallId: 't9', approved: true }, seq);
     const finish = (seq: number) => ev({ type: 'run-finish', finishReason: 'stop' }, seq);
     // First thing after run-start: the continued message holds the approval, so the answer goes out.
     assert.ok(encode([start, answer(1), finish(2)]).some((c) => c.type === 'tool-approval-response'));
+    // The same first thing in a run that continues nothing: no client holds a part for it.
+    const fresh = ev({ type: 'run-start', version: 2, messageId: 'm1' }, 0);
+    assert.ok(!encode([fresh, answer(1), finish(2)]).some((c) => c.type === 'tool-approval-response'));
     // After the run's own content: no client holds a part for it (the stock client would reject it).
     const text = [
       ev({ type: 'text-start', blockId: 'b' }, 1),
@@ -160,6 +166,39 @@ describe('decoder guard', () => {
       ev({ type: 'text-end', blockId: 'b' }, 3),
     ];
     assert.ok(!encode([start, ...text, answer(4), finish(5)]).some((c) => c.type === 'tool-approval-response'));
+  });
+
+  test('an output before its call at the start of a run that continues nothing (swapped lines): the stock AI SDK client keeps it on a part of its own', async () => {
+    const capture = readFileSync(new URL('../packages/core/test/fixtures/claude-agent-sdk/parallel-tools.jsonl', import.meta.url), 'utf8');
+    const swapped = capture.split('\n');
+    // The CHANGELOG read's tool_result (line 6) before the first assistant line (line 2).
+    [swapped[1], swapped[5]] = [swapped[5] as string, swapped[1] as string];
+    const call = 'toolu_01ParB3cD4eF5gH6iJ7kL8mN';
+    const toAiSdk = (options: object) => {
+      const events = drain(framed(createDecoder('claude-agent-sdk', { ...OPTIONS, ...options })), [swapped.join('\n')]);
+      assert.deepEqual(validate(events, { complete: true }).issues, []);
+      return drain(createEncoder('ai-sdk') as Machine<CanonicalEvent, object>, events) as { type: string; toolCallId?: string }[];
+    };
+    const chunks = toAiSdk({});
+    assert.deepEqual(validateAiSdkChunks([...chunks, '[DONE]'], { complete: true }).issues, []);
+    const body = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
+    const { message } = await assembleChunks(await parseAiSdkSse(body));
+    const parts = message.parts.filter((p) => 'toolCallId' in p && p.toolCallId === call) as { state: string; errorText?: string }[];
+    // The output on a part of its own (nothing is lost), then the call itself when it comes.
+    assert.deepEqual(
+      parts.map((p) => p.state),
+      ['output-error', 'input-available'],
+    );
+    assert.match(parts[0]?.errorText ?? '', /File does not exist/);
+    // In a run that continues a message, the same output is a bare answer for that message's call.
+    const continued = toAiSdk({ messageId: 'msg_earlier', continues: true });
+    assert.deepEqual(
+      continued.slice(0, 2).map((c) => [c.type, c.toolCallId]),
+      [
+        ['start', undefined],
+        ['tool-output-error', call],
+      ],
+    );
   });
 
   test('an object with an own toString that is not a function (a message names it by its kind, no decoder_error)', () => {
@@ -202,6 +241,32 @@ describe('decoder guard', () => {
         ['t1~2', 'b'],
       ],
     );
+  });
+
+  test('a repeated call after its approval was asked: the answer stays with the call the approval was asked for', () => {
+    let seq = 0;
+    const ev = (type: string, fields: Record<string, unknown>) => ({ type, runId: 'run', seq: seq++, ts: 0, ...fields }) as CanonicalEvent;
+    const call = () => [
+      ev('tool-input-start', { toolCallId: 't1', toolName: 'x' }),
+      ev('tool-input-end', { toolCallId: 't1', toolName: 'x', input: {} }),
+    ];
+    // As a duplicated response.completed line gives it (the call repeated; the request once).
+    const script: CanonicalEvent[][] = [
+      [ev('run-start', { version: 2, messageId: 'm' })],
+      call(),
+      [ev('tool-approval-request', { approvalId: 'a1', toolCallId: 't1' })],
+      call(),
+      [ev('tool-approval-response', { approvalId: 'a1', toolCallId: 't1', approved: true })],
+    ];
+    const g = guard({ push: () => script.shift() ?? [], fault: () => [], end: () => [ev('run-finish', { finishReason: 'stop' })] });
+    const events = drain(g, [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-input-end').map((e) => e.toolCallId),
+      ['t1', 't1~2'],
+    );
+    const answer = events.find((e) => e.type === 'tool-approval-response');
+    assert.equal(answer?.type === 'tool-approval-response' && answer.toolCallId, 't1');
+    assert.deepEqual(validate(events, { complete: true }).issues, []);
   });
 
   test("the hot path: a safe value gives back the decoder's own array, unchanged", () => {
@@ -270,6 +335,20 @@ describe('encoders, validate() and the store never throw', () => {
       await store.close();
     }
   });
+});
+
+test('decoders do not change the values they read (every capture, through auto)', () => {
+  // The object API gets the caller's values; the langchain decoder once merged later chunks'
+  // additional_kwargs into the first chunk's object (the fuzz saw it: its decoders share frames).
+  for (const input of matrixInputs()) {
+    const framer = createFramer();
+    const frames = [...framer.push(input.body), ...framer.end()];
+    const before = structuredClone(frames);
+    const d = createDecoder('auto', { runId: 'run', now: () => 0 });
+    for (const f of frames) if (f.kind === 'value') d.push(f.value, f.where);
+    d.end();
+    assert.deepEqual(frames, before, input.name);
+  }
 });
 
 test('the id rule: any Unicode, no control characters or lone surrogates', () => {

@@ -13,9 +13,11 @@ import {
   anthropicToolNames,
   assembleChunks,
   assembleUIMessage,
+  type ChunkVerdicts,
   officialAnthropicMessage,
   officialAnthropicResult,
   officialAnthropicSse,
+  parseAiSdkChunkTexts,
   parseAiSdkSse,
   summarizeMessage,
 } from './support/ai-sdk-oracle.ts';
@@ -55,6 +57,26 @@ test('parseAiSdkSse throws on a chunk that fails the official schema, naming the
   await assert.rejects(parseAiSdkSse('data: {"type":"bogus"}\n\n'), /\{"type":"bogus"\}/);
   await assert.rejects(parseAiSdkSse('data: {"type":"text-delta","id":"0"}\n\n'), /"type":"text-delta"/);
   await assert.rejects(parseAiSdkSse('data: {not json\n\n'), /\{not json/);
+});
+
+test('parseAiSdkChunkTexts gives what parseAiSdkSse gives for the same chunks, kept or not', async () => {
+  const known: ChunkVerdicts = new Map();
+  for (const name of DEV_FIXTURES) {
+    const body = devRef(name);
+    const texts = body
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
+      .map((l) => l.slice(6));
+    const expected = await parseAiSdkSse(body);
+    assert.deepEqual(await parseAiSdkChunkTexts(texts, known), expected, name);
+    assert.deepEqual(await parseAiSdkChunkTexts(texts, known), expected, `${name}, kept`);
+  }
+  const bad = ['{"type":"start"}', '{"type":"text-delta","id":"0"}'];
+  const full = await parseAiSdkSse(bad.map((t) => `data: ${t}\n\n`).join('')).catch((err: Error) => err.message);
+  const kept = await parseAiSdkChunkTexts(bad, known).catch((err: Error) => err.message);
+  assert.match(String(full), /chunk #1 rejected/);
+  assert.equal(kept, full);
+  assert.equal(await parseAiSdkChunkTexts(bad, known).catch((err: Error) => err.message), full, 'kept rejection');
 });
 
 test('assembleUIMessage propagates official assembly errors (delta without start)', async () => {

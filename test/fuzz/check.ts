@@ -1,25 +1,30 @@
 /**
- * One fuzz case through everything: decode (byte API, in one chunk and split in two; object API),
- * `validate()`, every encoder, the official clients (`ai`'s uiMessageChunkSchema +
- * readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline and verifier) and a
- * SQLite store append. Every way it can go wrong is counted under a kind.
+ * One fuzz case through everything: decode (the bytes framed once for every decoder, in one chunk
+ * and split in two; the object API), `validate()`, every encoder, the official clients (`ai`'s
+ * uiMessageChunkSchema + readUIMessageStream; `@ag-ui/core`'s schemas + `@ag-ui/client`'s pipeline
+ * and verifier) and a SQLite store append; then whether a decoder changed the values it read.
+ * Every way it can go wrong is counted under a kind.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Message } from '@ag-ui/core';
 import type { UIMessage } from 'ai';
+import { createFramer, type Frame } from '../../packages/core/src/codec/framing.ts';
 import {
   type CanonicalEvent,
   createDecoder,
   createEncoder,
+  type DecoderOptions,
   framed,
   type Machine,
   PROTOCOLS,
   type Protocol,
   type ProtocolSpec,
 } from '../../packages/core/src/index.ts';
+import { pushFrames } from '../../packages/core/src/inputs/decoder.ts';
 import { validate, validateAiSdkChunks, validateDsAgentMessages, validateWsEvents } from '../../packages/core/src/schema.ts';
 import type { SqliteStore } from '../../packages/store/src/index.ts';
 import { runAgUi, schemaIssues } from '../support/ag-ui-oracle.ts';
-import { assembleChunks, parseAiSdkSse } from '../support/ai-sdk-oracle.ts';
+import { assembleChunks, type ChunkVerdicts, parseAiSdkChunkTexts, parseAiSdkSse } from '../support/ai-sdk-oracle.ts';
 import { asJsonLines, type FuzzCase } from './generate.ts';
 
 /** What can go wrong, each counted separately. */
@@ -32,7 +37,8 @@ export type FindingKind =
   | 'ai-sdk-rejected'
   | 'ag-ui-rejected'
   | 'schema-rejected'
-  | 'store-throw';
+  | 'store-throw'
+  | 'input-mutated';
 
 export interface Finding {
   kind: FindingKind;
@@ -56,6 +62,8 @@ function msg(err: unknown): string {
 }
 
 const OPTIONS = { runId: 'run', now: () => 0 } as const;
+
+type FrameworkName = Parameters<typeof createDecoder>[0];
 
 /**
  * What a client holds before a run that continues an earlier one (as in the matrix): the earlier
@@ -89,15 +97,6 @@ function continuationOf(c: FuzzCase): Promise<Continuation> | undefined {
   return made;
 }
 
-/** Strips what differs between two decodes of the same input (nothing, with fixed run id and clock). */
-function same(a: CanonicalEvent[], b: CanonicalEvent[]): boolean {
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return true; // too deep to compare: counted as a throw elsewhere
-  }
-}
-
 /**
  * The bytes of a case: its body, or its objects as JSON lines. Made once per case, not once per
  * decoder (a structured case can hold values thousands of levels deep: stringifying them for every decoder
@@ -110,15 +109,83 @@ function bodyOf(c: FuzzCase): Uint8Array | undefined {
   return bodies.get(c);
 }
 
-/** Decodes one case; findings for throws and chunk-split differences. */
+/**
+ * What every decoder of a case shares: its bytes framed once (framing does not depend on the
+ * decoder), and the findings of framing them whole and split in two at a byte that depends on the
+ * seed (each decoder then gets the same frames, so the same frames mean the same events). `pristine`
+ * is the split framing, which no decoder sees: after the case the frames must still equal it.
+ */
+interface Framed {
+  frames: Frame[];
+  pristine: Frame[];
+  /** Whether the two framings were equal (else the frames cannot be checked for changes). */
+  same: boolean;
+  findings: [FindingKind, string][];
+}
+const framings = new WeakMap<FuzzCase, Framed | undefined>();
+
+function frame(chunks: Uint8Array[]): Frame[] {
+  const framer = createFramer();
+  const out: Frame[] = [];
+  for (const chunk of chunks) for (const f of framer.push(chunk)) out.push(f);
+  for (const f of framer.end()) out.push(f);
+  return out;
+}
+
+function framedCase(c: FuzzCase, split: number): Framed | undefined {
+  if (framings.has(c)) return framings.get(c);
+  const body = bodyOf(c);
+  let made: Framed | undefined;
+  if (body) {
+    const findings: [FindingKind, string][] = [];
+    let frames: Frame[] = [];
+    let pristine: Frame[] = [];
+    let same = false;
+    try {
+      frames = frame([body]);
+    } catch (err) {
+      findings.push(['decode-throw', `bytes framing: ${msg(err)}`]);
+    }
+    const at = Math.min(body.length, split % (body.length + 1));
+    try {
+      pristine = frame([body.subarray(0, at), body.subarray(at)]);
+      same = isDeepStrictEqual(frames, pristine);
+      if (!same) findings.push(['split-differs', `split at byte ${at}`]);
+    } catch (err) {
+      findings.push(['decode-throw', `bytes split: ${msg(err)}`]);
+    }
+    made = { frames, pristine, same, findings };
+  }
+  framings.set(c, made);
+  return made;
+}
+
+/** A decoder's events for frames, or a finding when it throws. */
+function decodeFrames(
+  framework: string,
+  frames: Frame[],
+  options: typeof OPTIONS | DecoderOptions,
+  add: (kind: FindingKind, note: string) => void,
+) {
+  try {
+    const d = createDecoder(framework as FrameworkName, options);
+    const out = pushFrames(d, frames);
+    for (const e of d.end()) out.push(e);
+    return out;
+  } catch (err) {
+    add('decode-throw', `bytes: ${msg(err)}`);
+    return undefined;
+  }
+}
+
+/** Decodes one case (object API, and its bytes); findings for throws and chunk-split differences. */
 function decodeCase(framework: string, c: FuzzCase, split: number, findings: Finding[], messageId?: string): CanonicalEvent[] {
-  const fw = framework as Parameters<typeof createDecoder>[0];
-  const options = messageId ? { ...OPTIONS, messageId } : OPTIONS;
+  const options = messageId ? { ...OPTIONS, messageId, continues: true } : OPTIONS;
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
   let events: CanonicalEvent[] = [];
   if (c.kind === 'objects') {
     try {
-      const d = createDecoder(fw, options);
+      const d = createDecoder(framework as FrameworkName, options);
       events = [];
       c.values.forEach((v, i) => {
         for (const e of d.push(v, { event: i + 1 })) events.push(e);
@@ -128,24 +195,35 @@ function decodeCase(framework: string, c: FuzzCase, split: number, findings: Fin
       add('decode-throw', `objects: ${msg(err)}`);
     }
   }
-  const body = bodyOf(c);
-  if (!body) return events;
-  let whole: CanonicalEvent[] | undefined;
-  try {
-    whole = drain(framed(createDecoder(fw, options)), [body]);
-  } catch (err) {
-    add('decode-throw', `bytes: ${msg(err)}`);
-  }
-  if (whole) {
-    try {
-      const at = Math.min(body.length, split % (body.length + 1));
-      const parts = drain(framed(createDecoder(fw, options)), [body.subarray(0, at), body.subarray(at)]);
-      if (!same(whole, parts)) add('split-differs', `split at byte ${at}`);
-    } catch (err) {
-      add('decode-throw', `bytes split: ${msg(err)}`);
-    }
-  }
+  const framed = framedCase(c, split);
+  if (!framed) return events;
+  for (const [kind, note] of framed.findings) add(kind, note);
+  const whole = decodeFrames(framework, framed.frames, options, add);
   return c.kind === 'bytes' ? (whole ?? []) : events.length ? events : (whole ?? []);
+}
+
+/**
+ * The findings for a decoder that changed the frames it was given (every decoder of a case reads
+ * the same frames): each decoder in turn reads fresh frames, and those it changed are named.
+ */
+function mutationFindings(c: FuzzCase, split: number, frameworks: readonly string[], messageId?: string): Finding[] {
+  const framed = framedCase(c, split);
+  if (!framed?.same || isDeepStrictEqual(framed.frames, framed.pristine)) return [];
+  const findings: Finding[] = [];
+  const options = messageId ? { ...OPTIONS, messageId, continues: true } : OPTIONS;
+  for (const framework of frameworks) {
+    const frames = structuredClone(framed.pristine);
+    decodeFrames(framework, frames, options, () => {});
+    if (!isDeepStrictEqual(frames, framed.pristine))
+      findings.push({ kind: 'input-mutated', framework, note: 'the decoder changed the values it read' });
+  }
+  if (findings.length === 0)
+    findings.push({
+      kind: 'input-mutated',
+      framework: frameworks[0] ?? 'auto',
+      note: 'the values read were changed after decoding (an encoder, a client or the store)',
+    });
+  return findings;
 }
 
 /** The decoded events with each hostile value spliced in before the last event as a `custom` event. */
@@ -175,8 +253,18 @@ function remember(key: string, verdict: Verdict): void {
   verdicts.set(key, verdict);
 }
 
+/** The official AI SDK parse of every chunk text seen (bounded like the verdicts). */
+const chunkVerdicts: ChunkVerdicts = new Map();
+const CHUNKS_KEPT = 50_000;
+
 /** Runs one encoded stream through its protocol's own schema and the official client. */
-async function judge(protocol: Protocol, frames: object[], body: string, before: Continuation | undefined): Promise<Verdict> {
+async function judge(
+  protocol: Protocol,
+  frames: object[],
+  texts: string[],
+  body: string,
+  before: Continuation | undefined,
+): Promise<Verdict> {
   const out: [FindingKind, string][] = [];
   const own =
     protocol === 'ai-sdk'
@@ -190,7 +278,8 @@ async function judge(protocol: Protocol, frames: object[], body: string, before:
     out.push(['schema-rejected', `${protocol} frame ${own.issues[0]?.index} ${own.issues[0]?.path}: ${own.issues[0]?.message}`]);
   if (protocol === 'ai-sdk') {
     try {
-      await assembleChunks(await parseAiSdkSse(body), before?.aiSdk);
+      if (chunkVerdicts.size > CHUNKS_KEPT) chunkVerdicts.clear();
+      await assembleChunks(await parseAiSdkChunkTexts(texts, chunkVerdicts), before?.aiSdk);
     } catch (err) {
       out.push(['ai-sdk-rejected', msg(err)]);
     }
@@ -205,13 +294,22 @@ async function judge(protocol: Protocol, frames: object[], body: string, before:
   return out;
 }
 
-/** Runs one case for one framework and returns what went wrong. */
-export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
+/** Protocols whose streams a schema or an official client judges (the canonical stream has its own check: validate()). */
+const JUDGED = new Set<Protocol>(['ai-sdk', 'ag-ui', 'ws', 'dsagent']);
+
+/** What one framework made of a case: the findings, and the events the store gets. */
+interface Checked {
+  findings: Finding[];
+  events: CanonicalEvent[];
+}
+
+/** Runs one case for one framework through everything but the store. */
+async function checkDecoder(framework: string, c: FuzzCase, seed: number): Promise<Checked> {
   const findings: Finding[] = [];
   const add = (kind: FindingKind, note: string) => findings.push({ kind, framework, note });
   const before = await continuationOf(c);
   const events = decodeCase(framework, c, seed, findings, before?.messageId);
-  if (events.length === 0) return findings;
+  if (events.length === 0) return { findings, events };
   // The guard turns a decoder that throws into a located `decoder_error` (the API never throws), but
   // the value it threw on is lost: that is a decoder throwing all the same.
   const threw = events.find((e) => e.type === 'error' && e.code === 'decoder_error');
@@ -238,28 +336,60 @@ export async function checkCase(framework: string, c: FuzzCase, seed: number, st
       add('encode-throw', `${protocol}: ${msg(err)}`);
       continue;
     }
-    let body: string;
+    // Each frame as the JSON text a client reads (a frame that cannot be written is a finding).
+    let texts: string[];
     try {
-      body = sse(frames, (PROTOCOLS[protocol] as ProtocolSpec).terminator);
+      texts = frames.map((f) => `${JSON.stringify(f)}`);
     } catch (err) {
       add('encode-throw', `${protocol} framing: ${msg(err)}`);
       continue;
     }
+    if (!JUDGED.has(protocol)) continue;
+    const terminator = (PROTOCOLS[protocol] as ProtocolSpec).terminator;
+    const body = texts.map((t) => `data: ${t}\n\n`).join('') + (terminator ? `data: ${terminator}\n\n` : '');
     const key = `${protocol}${before ? ` continuing ${before.messageId}` : ''}\n${body}`;
     const known = verdicts.get(key);
-    const verdict = known ?? (await judge(protocol, frames, body, before));
+    const verdict = known ?? (await judge(protocol, frames, texts, body, before));
     if (known === undefined && key.length <= VERDICT_KEY_LIMIT) remember(key, verdict);
     for (const [kind, note] of verdict) add(kind, note);
   }
 
-  if (store) {
-    const runId = `fuzz-${framework}-${seed}`;
-    try {
-      await store.startRun({ chatId: runId, runId });
-      await store.append(events.map((e) => ({ ...e, runId })));
-    } catch (err) {
-      if ((err as Error)?.name !== 'StoreError') add('store-throw', msg(err));
-    }
+  return { findings, events };
+}
+
+/** Appends a framework's events to the store as a run of their own: a throw other than a StoreError is a finding. */
+async function storeFindings(framework: string, events: CanonicalEvent[], seed: number, store: SqliteStore): Promise<Finding[]> {
+  if (events.length === 0) return [];
+  const runId = `fuzz-${framework}-${seed}`;
+  try {
+    await store.startRun({ chatId: runId, runId });
+    await store.append(events.map((e) => ({ ...e, runId })));
+  } catch (err) {
+    if ((err as Error)?.name !== 'StoreError') return [{ kind: 'store-throw', framework, note: msg(err) }];
   }
+  return [];
+}
+
+/** Runs one case for one framework and returns what went wrong. */
+export async function checkCase(framework: string, c: FuzzCase, seed: number, store?: SqliteStore): Promise<Finding[]> {
+  const { findings, events } = await checkDecoder(framework, c, seed);
+  return store ? [...findings, ...(await storeFindings(framework, events, seed, store))] : findings;
+}
+
+/**
+ * Runs one case through every framework in the list (they share the case's framing), then checks
+ * that none of them changed the values it read.
+ */
+export async function checkInput(c: FuzzCase, seed: number, frameworks: readonly string[], store?: SqliteStore): Promise<Finding[]> {
+  const checked: Checked[] = [];
+  for (const fw of frameworks) checked.push(await checkDecoder(fw, c, seed));
+  // The runs go to the store together, as a server's concurrent runs do: its group commit writes
+  // them in one transaction (one each made the store a sixth of a run).
+  const stored = store ? await Promise.all(checked.map((r, i) => storeFindings(frameworks[i] as string, r.events, seed, store))) : [];
+  const findings: Finding[] = [];
+  checked.forEach((r, i) => {
+    findings.push(...r.findings, ...(stored[i] ?? []));
+  });
+  for (const f of mutationFindings(c, seed, frameworks, (await continuationOf(c))?.messageId)) findings.push(f);
   return findings;
 }

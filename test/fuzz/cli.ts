@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { checkCase } from './check.ts';
+import { checkInput } from './check.ts';
 import { caseAt, FUZZ_FRAMEWORKS, formatReport, runFuzz } from './run.ts';
 
 const { values } = parseArgs({
@@ -23,8 +23,7 @@ const frameworks = values.frameworks ? values.frameworks.split(',') : FUZZ_FRAME
 if (values.repro !== undefined) {
   const c = caseAt(seed, Number(values.repro));
   console.log(c.name);
-  for (const fw of frameworks)
-    for (const f of await checkCase(fw, c, seed + Number(values.repro))) console.log(`${fw} ${f.kind}: ${f.note}`);
+  for (const f of await checkInput(c, seed + Number(values.repro), frameworks)) console.log(`${f.framework} ${f.kind}: ${f.note}`);
 } else {
   const runs = Number(values.runs);
   const started = performance.now();

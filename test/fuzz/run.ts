@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { FRAMEWORKS } from '../../packages/core/src/index.ts';
 import { openSqliteStore } from '../../packages/store/src/index.ts';
-import { checkCase, type Finding, type FindingKind } from './check.ts';
+import { checkInput, type Finding, type FindingKind } from './check.ts';
 import { byteCase, type FuzzCase, structuredCase } from './generate.ts';
 
 /** Every decoder the CLI lists, and `auto`. */
@@ -86,21 +86,19 @@ export async function runJob(job: FuzzJob, onProgress?: OnProgress): Promise<Fuz
     const c = caseAt(job.seed, i);
     result.cases++;
     if (onProgress && result.cases % PROGRESS_EVERY === 0) onProgress(result.cases, findingsIn(result));
-    for (const fw of job.frameworks) {
-      const findings = await checkCase(fw, c, job.seed + i, store);
-      const kinds = new Set<FindingKind>();
-      for (const f of findings) {
-        if (kinds.has(f.kind)) continue; // count each kind once per input
-        kinds.add(f.kind);
-        result.counts[fw] ??= {};
-        const per = result.counts[fw];
-        per[f.kind] = (per[f.kind] ?? 0) + 1;
-        const key = `${fw}:${f.kind}`;
-        if (!seen.has(key)) {
-          seen.add(key);
-          result.examples.push({ ...f, case: c.name, index: i });
-          if (job.out) writeRepro(job.out, i, fw, c, f);
-        }
+    const counted = new Set<string>();
+    for (const f of await checkInput(c, job.seed + i, job.frameworks, store)) {
+      const fw = f.framework;
+      const key = `${fw}:${f.kind}`;
+      if (counted.has(key)) continue; // count each kind once per input and decoder
+      counted.add(key);
+      result.counts[fw] ??= {};
+      const per = result.counts[fw];
+      per[f.kind] = (per[f.kind] ?? 0) + 1;
+      if (!seen.has(key)) {
+        seen.add(key);
+        result.examples.push({ ...f, case: c.name, index: i });
+        if (job.out) writeRepro(job.out, i, fw, c, f);
       }
     }
   }
@@ -174,6 +172,7 @@ export function formatReport(r: FuzzResult, frameworks = FUZZ_FRAMEWORKS): strin
     'ag-ui-rejected',
     'schema-rejected',
     'store-throw',
+    'input-mutated',
   ];
   const rows = [['decoder', ...kinds, 'total']];
   const total: number[] = kinds.map(() => 0);

@@ -113,10 +113,13 @@ export function detectInput(body: Uint8Array): string | undefined {
 
 /** Runs one input through every encoder. */
 export async function runRow(input: MatrixInput): Promise<Row> {
-  // A continuation run continues the earlier run's message (its run-start carries that message id).
+  // A continuation run continues the earlier run's message (its run-start carries that message id and says it continues).
   const earlier = input.continues ? drain(framed(createDecoder('auto', { runId: 'run0', now: () => 0 })), [input.continues]) : [];
   const messageId = earlier[0]?.type === 'run-start' ? earlier[0].messageId : undefined;
-  const events = drain(framed(createDecoder('auto', { runId: 'run', now: () => 0, ...(messageId ? { messageId } : {}) })), [input.body]);
+  const events = drain(
+    framed(createDecoder('auto', { runId: 'run', now: () => 0, ...(messageId ? { messageId, continues: true } : {}) })),
+    [input.body],
+  );
   const first = events[0];
   const framework = first?.type === 'run-start' ? (first.provider ?? '?') : '?';
   const cells: Record<string, Cell> = {};

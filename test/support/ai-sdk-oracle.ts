@@ -12,6 +12,7 @@
  * nothing is imported from `ai/internal`.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
+import type { ParseResult } from '@ai-sdk/provider-utils';
 import {
   getToolName,
   isToolUIPart,
@@ -57,18 +58,61 @@ async function drain<T>(stream: ReadableStream<T>): Promise<T[]> {
  */
 export async function parseAiSdkSse(body: string): Promise<UIMessageChunk[]> {
   const results = await drain(parseJsonEventStream({ stream: toByteStream(body), schema: uiMessageChunkSchema }));
-  const chunks: UIMessageChunk[] = [];
-  for (const [index, result] of results.entries()) {
-    if (!result.success) {
-      const raw = typeof result.rawValue === 'string' ? result.rawValue : JSON.stringify(result.rawValue);
-      throw new Error(
-        `ai-sdk-oracle: UI message chunk #${index} rejected by the official uiMessageChunkSchema: ${raw}\n${result.error.message}`,
-        { cause: result.error },
-      );
-    }
-    chunks.push(result.value);
+  return results.map((result, index) => chunkOf(result, index));
+}
+
+/** What the official parse made of one chunk text. */
+type ChunkResult = ParseResult<UIMessageChunk>;
+
+/** The chunk of a parse result; throws the official schema's rejection (with the offending chunk). */
+function chunkOf(result: ChunkResult, index: number): UIMessageChunk {
+  if (!result.success) {
+    const raw = typeof result.rawValue === 'string' ? result.rawValue : JSON.stringify(result.rawValue);
+    throw new Error(
+      `ai-sdk-oracle: UI message chunk #${index} rejected by the official uiMessageChunkSchema: ${raw}\n${result.error.message}`,
+      { cause: result.error },
+    );
   }
-  return chunks;
+  return result.value;
+}
+
+/** Freezes a value and everything in it (iteratively: chunks can nest deep). */
+function deepFreeze(value: unknown): void {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+  }
+}
+
+/** Official parse results by chunk text (see `parseAiSdkChunkTexts`). */
+export type ChunkVerdicts = Map<string, ChunkResult>;
+
+/**
+ * `parseAiSdkSse` for the SSE body `data: <text>\n\n` per text (JSON text holds no line break, so
+ * that body's events are exactly these texts), with the official parse of each text kept in
+ * `known`: the parse (secure JSON parse + uiMessageChunkSchema) is per event and pure, and the same
+ * chunk recurs across streams. The texts not seen yet go through `parseJsonEventStream` together.
+ * Each stream gets its own copy of a kept chunk (`readUIMessageStream` keeps a data chunk as the
+ * message part itself and updates it in place); what is inside is shared, and frozen, so a client
+ * that changed it would fail instead of changing the next stream's chunk.
+ */
+export async function parseAiSdkChunkTexts(texts: readonly string[], known: ChunkVerdicts = new Map()): Promise<UIMessageChunk[]> {
+  const missing = [...new Set(texts.filter((t) => !known.has(t)))];
+  if (missing.length > 0) {
+    const body = missing.map((t) => `data: ${t}\n\n`).join('');
+    const results = await drain(parseJsonEventStream({ stream: toByteStream(body), schema: uiMessageChunkSchema }));
+    if (results.length !== missing.length)
+      throw new Error(`ai-sdk-oracle: ${missing.length} chunk texts parsed as ${results.length} events`);
+    missing.forEach((t, i) => {
+      const result = results[i] as ChunkResult;
+      if (result.success) deepFreeze(result.value);
+      known.set(t, result);
+    });
+  }
+  return texts.map((t, index) => ({ ...chunkOf(known.get(t) as ChunkResult, index) }));
 }
 
 /** Result of assembling a UI message stream with the official `readUIMessageStream`. */

@@ -178,9 +178,9 @@ async function aiSdkMessage(sse: string, previous?: UIMessage): Promise<{ messag
   return { message, finishReason };
 }
 
-/** A continuation run carries the id of the message it continues (as the gateway's run-start does). */
+/** A continuation run carries the id of the message it continues and says so (as the gateway's run-start does). */
 const toAiSdk = (c: Capture, file = c.file, messageId?: string) =>
-  convert(readFileSync(file), { from: c.from, to: 'ai-sdk', ...(messageId ? { messageId } : {}) });
+  convert(readFileSync(file), { from: c.from, to: 'ai-sdk', ...(messageId ? { messageId, continues: true } : {}) });
 const toAgUi = (c: Capture, file = c.file) => convert(readFileSync(file), { from: c.from, to: 'ag-ui' });
 
 describe('person in the loop: the AI SDK stream of each capture passes the official schema and assembles', () => {

@@ -394,6 +394,13 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     assert.deepEqual(start?.providerMetadata?.mobox, { variant: 'thinking' });
   });
 
+  test('--continues: run-start says the run continues the message --message-id names', async () => {
+    const run = await cli(['convert', '--to', 'canonical', '--message-id', 'msg_x', '--continues', file]);
+    assert.equal(run.code, 0, run.stderr);
+    const start = JSON.parse(run.stdout.split('\n')[0] ?? '{}');
+    assert.deepEqual([start.type, start.messageId, start.continues], ['run-start', 'msg_x', true]);
+  });
+
   test('error events: everything written, exit 0, one-line summary on stderr', async () => {
     const run = await cli(['convert', '--to', 'ai-sdk', join(DEV_DIR, 'error-overloaded.sse')]);
     assert.equal(run.code, 0);

@@ -154,9 +154,14 @@ export class LocalTails {
    * RECENT_EVENTS; a finished run's stretch goes with its last local tail.
    */
   remember(runId: string, rows: readonly { seq: number; json: string }[], ended: boolean): void {
-    let entry = this.recent.get(runId);
     const first = rows[0]?.seq;
     if (first === undefined) return;
+    // A finished run's stretch goes with its last local tail: with none, there is nothing to keep.
+    if (ended && !this.signals.has(runId)) {
+      this.recent.delete(runId);
+      return;
+    }
+    let entry = this.recent.get(runId);
     if (!entry || entry.from + entry.events.length !== first) {
       entry = { from: first, events: [], ended: false };
       this.recent.set(runId, entry);
@@ -168,7 +173,6 @@ export class LocalTails {
       entry.from += drop;
     }
     entry.ended = ended;
-    if (ended && !this.signals.has(runId)) this.recent.delete(runId);
   }
 
   /** The remembered events of a run after `after` (a page), or undefined when they are not all remembered. */

@@ -21,10 +21,10 @@ function sse(events: readonly CanonicalEvent[], protocol: Protocol): string {
   return [...events.flatMap((e) => enc.push(e)), ...enc.end()].join('');
 }
 
-function run(runId: string, inits: EventInit[]): CanonicalEvent[] {
-  return [{ type: 'run-start', version: 2, messageId: 'msg_1', chatId: 'chat' } as EventInit, ...inits].map(
-    (e, seq) => ({ ...e, runId, seq, ts: 1000 + seq }) as CanonicalEvent,
-  );
+/** A run of message msg_1; `continues` for the runs after the first (as the gateway's run-start says). */
+function run(runId: string, inits: EventInit[], continues = false): CanonicalEvent[] {
+  const start = { type: 'run-start', version: 2, messageId: 'msg_1', chatId: 'chat', ...(continues ? { continues } : {}) } as EventInit;
+  return [start, ...inits].map((e, seq) => ({ ...e, runId, seq, ts: 1000 + seq }) as CanonicalEvent);
 }
 
 /** The stock client's message after a stream, continuing `message` when given. */
@@ -60,16 +60,20 @@ function continued(first: readonly CanonicalEvent[], second: readonly CanonicalE
 
 function answered(approved: boolean): CanonicalEvent[] {
   const text = approved ? 'Deleted notes.txt' : 'Left notes.txt alone';
-  return run('run_2', [
-    { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'call_1', approved, by: 'user_1' },
-    ...(approved ? [{ type: 'tool-output', toolCallId: 'call_1', toolName: 'delete_file', output: 'ok' } as EventInit] : []),
-    { type: 'step-start', stepId: 's2', kind: 'model' },
-    { type: 'text-start', blockId: 't' },
-    { type: 'text-delta', blockId: 't', delta: text },
-    { type: 'text-end', blockId: 't' },
-    { type: 'step-finish', stepId: 's2' },
-    { type: 'run-finish', finishReason: 'stop' },
-  ]);
+  return run(
+    'run_2',
+    [
+      { type: 'tool-approval-response', approvalId: 'appr_1', toolCallId: 'call_1', approved, by: 'user_1' },
+      ...(approved ? [{ type: 'tool-output', toolCallId: 'call_1', toolName: 'delete_file', output: 'ok' } as EventInit] : []),
+      { type: 'step-start', stepId: 's2', kind: 'model' },
+      { type: 'text-start', blockId: 't' },
+      { type: 'text-delta', blockId: 't', delta: text },
+      { type: 'text-end', blockId: 't' },
+      { type: 'step-finish', stepId: 's2' },
+      { type: 'run-finish', finishReason: 'stop' },
+    ],
+    true,
+  );
 }
 
 /** What addToolApprovalResponse does to the client's message. */
@@ -111,13 +115,17 @@ describe('AI SDK history: approvals', () => {
       { type: 'client-tool-call', toolCallId: 'call_2', toolName: 'get_location' },
       { type: 'run-finish', finishReason: 'tool-calls', pending: { toolCallIds: ['call_2'] } },
     ]);
-    const second = run('run_2', [
-      { type: 'tool-output', toolCallId: 'call_2', output: 'Paris' },
-      { type: 'text-start', blockId: 't' },
-      { type: 'text-delta', blockId: 't', delta: 'You are in Paris' },
-      { type: 'text-end', blockId: 't' },
-      { type: 'run-finish', finishReason: 'stop' },
-    ]);
+    const second = run(
+      'run_2',
+      [
+        { type: 'tool-output', toolCallId: 'call_2', output: 'Paris' },
+        { type: 'text-start', blockId: 't' },
+        { type: 'text-delta', blockId: 't', delta: 'You are in Paris' },
+        { type: 'text-end', blockId: 't' },
+        { type: 'run-finish', finishReason: 'stop' },
+      ],
+      true,
+    );
     const stored1 = project(first, { chatId: 'chat' });
     const [h1] = toUIMessages([stored1]) as UIMessage[];
     const live1 = await live(first);

@@ -1,7 +1,7 @@
 /**
  * What every decoder is, and the one wrapper that lets any of them read bytes.
  */
-import { createFramer, type FramingOptions } from '../codec/framing.ts';
+import { createFramer, type Frame, type FramingOptions } from '../codec/framing.ts';
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent, Location } from '../model/events.ts';
 
@@ -23,23 +23,28 @@ export interface Decoder extends Machine<unknown, CanonicalEvent> {
  */
 export function framed(decoder: Decoder, options: FramingOptions = {}): Machine<string | Uint8Array, CanonicalEvent> {
   const framer = createFramer(options);
-  const feed = (frames: ReturnType<typeof framer.push>): CanonicalEvent[] => {
-    if (frames.length === 0) return [];
-    const out: CanonicalEvent[] = [];
-    for (const f of frames) {
-      const events = f.kind === 'value' ? decoder.push(f.value, f.where) : decoder.fault(f.code, f.message, f.where);
-      for (const e of events) out.push(e);
-    }
-    return out;
-  };
   return {
-    push: (chunk) => feed(framer.push(chunk)),
+    push: (chunk) => pushFrames(decoder, framer.push(chunk)),
     end: () => {
-      const out = feed(framer.end());
+      const out = pushFrames(decoder, framer.end());
       for (const e of decoder.end()) out.push(e);
       return out;
     },
   };
+}
+
+/**
+ * Feeds frames to a decoder (values pushed, framing problems reported as located faults) and
+ * returns what it emitted; the decoder is not ended. What `framed` does with each chunk's frames.
+ */
+export function pushFrames(decoder: Decoder, frames: readonly Frame[]): CanonicalEvent[] {
+  if (frames.length === 0) return [];
+  const out: CanonicalEvent[] = [];
+  for (const f of frames) {
+    const events = f.kind === 'value' ? decoder.push(f.value, f.where) : decoder.fault(f.code, f.message, f.where);
+    for (const e of events) out.push(e);
+  }
+  return out;
 }
 
 /** True for a plain JSON object. */

@@ -126,6 +126,8 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
   const subagentIds = new IdRule('subagentId', 'subagent-start', 'subagent-finish');
   /** Approval ids asked and answered so far: a second request or answer for one is dropped, with a warning. */
   const approvals = { 'tool-approval-request': new Set<string>(), 'tool-approval-response': new Set<string>() };
+  /** The tool call each approval was asked for (its id as emitted): the answer names that call. */
+  const askedFor = new Map<string, string>();
 
   /**
    * Makes the events of one decoder call safe, in place (they are fresh objects of this decoder):
@@ -172,6 +174,18 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
         if (tool !== undefined) warnings = add(warnings, { message: tool, removed: [] });
         const subagent = subagentIds.map(e);
         if (subagent !== undefined) warnings = add(warnings, { message: subagent, removed: [] });
+      }
+      if (kind === APPROVAL) {
+        // A repeated call (a duplicated line) is renamed, and the id rule would give an answer after it
+        // the new id; the answer is for the call its approval was asked for.
+        const a = e as { approvalId?: unknown; toolCallId?: unknown };
+        if (typeof a.approvalId === 'string' && typeof a.toolCallId === 'string') {
+          if (type === 'tool-approval-request') askedFor.set(a.approvalId, a.toolCallId);
+          else {
+            const call = askedFor.get(a.approvalId);
+            if (call !== undefined) a.toolCallId = call;
+          }
+        }
       }
       if (kind === ENDS_RUN) finished = true;
       out?.push(e);

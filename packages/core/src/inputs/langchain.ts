@@ -90,8 +90,14 @@ export function mergeMeta(target: JsonObject, src: Obj): void {
   for (const [k, v] of Object.entries(src)) {
     if (v === undefined) continue;
     const cur = target[k];
-    if (cur === undefined || cur === null) target[k] = v as Json;
-    else if (isObject(cur) && isObject(v)) mergeMeta(cur as JsonObject, v);
+    if (cur === undefined || cur === null) {
+      // An object is copied: later chunks merge into it, and it is the caller's.
+      if (isObject(v)) {
+        const copy: JsonObject = {};
+        mergeMeta(copy, v);
+        target[k] = copy;
+      } else target[k] = v as Json;
+    } else if (isObject(cur) && isObject(v)) mergeMeta(cur as JsonObject, v);
     else if (Array.isArray(cur) && Array.isArray(v)) target[k] = [...cur, ...(v as Json[])];
     else if (typeof cur === 'string' && typeof v === 'string') {
       if (cur !== v && v !== '') target[k] = cur === '' ? v : cur + v;

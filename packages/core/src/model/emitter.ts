@@ -8,6 +8,11 @@ export interface DecoderOptions {
   runId?: string;
   /** Id of the assistant message the run produces. Default: the provider's message id, else the run id. */
   messageId?: string;
+  /**
+   * The run continues the earlier run's message `messageId` (after an approval, a client tool):
+   * run-start says so (`continues: true`), and answers before its first step are for that message.
+   */
+  continues?: boolean;
   /** Chat (thread) the run belongs to. */
   chatId?: string;
   /** Agent name, recorded on run-start. */
@@ -72,6 +77,7 @@ export class Emitter {
       messageId: o.messageId ?? init.messageId ?? this.runId,
       provider: init.provider ?? this.provider,
     };
+    if (o.continues) e.continues = true;
     if (o.chatId !== undefined) e.chatId = o.chatId;
     if (o.agent !== undefined) e.agent = o.agent;
     this.stamp(e);

@@ -100,6 +100,12 @@ export const runStartSchema = event(
       .union([z.literal(1), z.literal(CANONICAL_VERSION)])
       .describe('Model version the run was written with. Version 1 runs are a subset of version 2 and load unchanged.'),
     messageId: z.string().describe('Id of the assistant message this run produces.'),
+    continues: z
+      .literal(true)
+      .optional()
+      .describe(
+        "The run adds to an earlier run's assistant message (`messageId`), as after an approval: answers before its first step are for that message's calls.",
+      ),
     chatId: z.string().optional(),
     parentRunId: z.string().optional(),
     agent: z.string().optional(),

@@ -83,6 +83,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
       { name: 'run-id', value: 'id', help: 'Run id of the canonical events (default: a random UUID).' },
       { name: 'message-id', value: 'id', help: "Assistant message id (default: the provider's message id)." },
       {
+        name: 'continues',
+        help: 'The run continues the earlier message --message-id names (after an approval): answers before its first step are for that message.',
+      },
+      {
         name: 'think-tags',
         value: 'tag',
         optionalValue: 'think',

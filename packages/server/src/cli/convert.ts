@@ -38,6 +38,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
   };
   if (flags['run-id'] !== undefined) options.runId = flags['run-id'];
   if (flags['message-id'] !== undefined) options.messageId = flags['message-id'];
+  if (flags.continues !== undefined) options.continues = true;
   if (flags['think-tags'] !== undefined) {
     try {
       thinkTagsOf(flags['think-tags']);

@@ -68,6 +68,7 @@ export class RunSequencer {
       if (this.started) return;
       this.started = true;
       this.open.track(e);
+      if (this.continues) e.continues = true;
       this.stamp(e, out);
       this.emitPrelude(out);
       return;
@@ -75,6 +76,11 @@ export class RunSequencer {
     if (!this.started) this.startRun(out);
     this.open.track(e);
     this.stamp(e, out);
+  }
+
+  /** A run with a prelude continues the message it answers for: its run-start says so. */
+  private get continues(): boolean {
+    return (this.init.prelude?.length ?? 0) > 0;
   }
 
   /** The prelude (the gateway's answers of a continuation run), right after run-start. */
@@ -127,6 +133,7 @@ export class RunSequencer {
     this.started = true;
     const i = this.init;
     const e: EventInit = { type: 'run-start', version: CANONICAL_VERSION, messageId: i.messageId ?? i.runId };
+    if (this.continues) e.continues = true;
     if (i.chatId !== undefined) e.chatId = i.chatId;
     if (i.agent !== undefined) e.agent = i.agent;
     if (i.provider !== undefined) e.provider = i.provider;

@@ -16,7 +16,8 @@
  * (`{ message, code? }`), which clients pass to `onData` and read on through.
  *
  * A person in the loop (the stock client's tool-part states): `tool-approval-request` →
- * `approval-requested`; the answer, at the start of the run that continues the message, →
+ * `approval-requested`; the answer, at the start of the run that continues the message (its
+ * run-start says `continues`), →
  * `tool-approval-response` (`approval-responded`, what `addToolApprovalResponse` set locally) and, when
  * denied, `tool-output-denied`. A client tool call needs nothing (tool-input-available lets `onToolCall`
  * fire). Interrupts and their answers are data parts (`data-interrupt`, `data-interrupt-response`, by
@@ -121,6 +122,8 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   const approvals = new Map<string, string>();
   /** Whether a step has opened in this run (answers come before the first one). */
   let stepped = false;
+  /** Whether run-start says the run continues an earlier run's message (its answers come first). */
+  let continues = false;
   /** Tool calls whose input is streaming (tool-input-start seen, no tool-input-end yet): the text so far. */
   const streamingInputs = new Map<string, string>();
   /** The message of a fatal error not sent yet (see the module comment). */
@@ -166,7 +169,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
   /** Whether an output is for a call of the message this run continues (no part to open for it). */
   function continued(toolCallId: string): boolean {
     if (tools.has(toolCallId)) return false;
-    if (!stepped) earlier.add(toolCallId);
+    if (continues && !stepped) earlier.add(toolCallId);
     return earlier.has(toolCallId);
   }
 
@@ -205,6 +208,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     switch (e.type) {
       case 'run-start': {
         started = true;
+        continues = e.continues === true;
         const c: AiSdkChunk = { type: 'start', messageId: e.messageId };
         const meta = summary ? { ...e.metadata, [ns]: messageSummaryMetadata(summary.summary('pending')) } : e.metadata;
         if (meta) c.messageMetadata = meta;
@@ -344,9 +348,10 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       }
       case 'tool-approval-response': {
         // An answer to an approval this stream did not ask is one a continuation run starts with, before
-        // its first step (the client holds the continued message). Once a step has opened the stock
-        // client has no part for it (it rejects the chunk): the canonical stream keeps it, this one does not.
-        if (!approvals.has(e.approvalId) && stepped) return;
+        // its first step (the client holds the continued message). Elsewhere (once a step has opened, or
+        // in a run that continues nothing) the stock client has no part for it (it rejects the chunk):
+        // the canonical stream keeps it, this one does not.
+        if (!approvals.has(e.approvalId) && (stepped || !continues)) return;
         const toolCallId = approvals.get(e.approvalId) ?? e.toolCallId;
         if (toolCallId !== undefined && !tools.has(toolCallId)) earlier.add(toolCallId);
         // Read from a bare tool-output-denied (the official server's denial): no approval chunk to send back.
