@@ -58,8 +58,10 @@ async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
 /** The SSE chunks of a whole run, per event (one encoder), and the chunks `end()` adds. */
 function sseOf(events: readonly CanonicalEvent[], protocol: Protocol): { perEvent: string[][]; end: string[] } {
   const enc = createSseEncoder(protocol);
-  const perEvent = events.map((e) => enc.push(e));
-  return { perEvent, end: enc.end() };
+  // The encoder gives an event's SSE events as one string: split it into its SSE events (frames).
+  const frames = (text: string[]) => text.flatMap((t) => t.split(/(?<=\n\n)/).filter((f) => f !== ''));
+  const perEvent = events.map((e) => frames(enc.push(e)));
+  return { perEvent, end: frames(enc.end()) };
 }
 
 const idOf = (frame: string) => /^id: (.*)$/m.exec(frame)?.[1];
