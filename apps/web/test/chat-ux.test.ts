@@ -161,19 +161,8 @@ describe('chat UX', { skip }, () => {
   });
 
   test('7. leaving a chat mid-answer keeps it running; reopening shows the whole answer; Stop is explicit and marked', async () => {
-    await fresh('scripted');
-    const feed = ux.script.next();
-    await page.fill('[data-testid=composer-input]', 'a long answer');
-    await page.press('[data-testid=composer-input]', 'Enter');
-    await feed.started;
-    feed.text('Part one. ');
-    await page.waitForFunction(
-      () => document.querySelector('[data-role=assistant] [data-testid=text-part]')?.textContent?.trim() === 'Part one.',
-    );
-    const chatPath = new URL(page.url()).pathname;
-    // Leave: New chat.
-    await page.click('[data-testid=new-chat]');
-    await page.waitForSelector('[data-testid=empty]');
+    // Leave mid-answer: New chat.
+    const { feed, chatPath } = await leftMidAnswer();
     feed.text('Part two. ');
     // Come back: the run is still going, and the page follows it live.
     await page.click(`[data-testid=chat-list] a[href="${chatPath}"]`);
@@ -210,9 +199,9 @@ describe('chat UX', { skip }, () => {
 
   /**
    * A run of the scripted agent that has shown "Part one." and goes on after the page left for a new
-   * chat; returns its feed, the chat's path and the run's id.
+   * chat; returns its feed, the chat's page path, its API path and the run's id.
    */
-  async function leftMidAnswer(): Promise<{ feed: Feed; chatPath: string; runId: string }> {
+  async function leftMidAnswer(): Promise<{ feed: Feed; chatPath: string; chatApiPath: string; runId: string }> {
     await fresh('scripted');
     const feed = ux.script.next();
     await page.fill('[data-testid=composer-input]', 'a long answer');
@@ -223,10 +212,11 @@ describe('chat UX', { skip }, () => {
       () => document.querySelector('[data-role=assistant] [data-testid=text-part]')?.textContent?.trim() === 'Part one.',
     );
     const chatPath = new URL(page.url()).pathname;
-    const chat = (await (await fetch(`${base}/api${chatPath.replace(/^\/c\//, '/chats/')}`)).json()) as { runs: { id: string }[] };
+    const chatApiPath = `/api${chatPath.replace(/^\/c\//, '/chats/')}`;
+    const chat = (await (await fetch(`${base}${chatApiPath}`)).json()) as { runs: { id: string }[] };
     await page.click('[data-testid=new-chat]');
     await page.waitForSelector('[data-testid=empty]');
-    return { feed, chatPath, runId: chat.runs[0].id };
+    return { feed, chatPath, chatApiPath, runId: chat.runs[0].id };
   }
 
   /** Ends the run and resolves once the store has its end (its stream, read to the end, is the store's tail). */
@@ -248,9 +238,9 @@ describe('chat UX', { skip }, () => {
   // (nothing in progress) and the page kept the partial answer. Each of these holds one request
   // of the reopen until the run has ended.
   test('7. reopened while the run goes on: the run ends before the resume request, the page still shows the whole answer', async () => {
-    const { feed, chatPath, runId } = await leftMidAnswer();
+    const { feed, chatPath, chatApiPath, runId } = await leftMidAnswer();
     // The history is read while the run goes on ("Part one."), and reaches the page after its end.
-    const historyPath = `/api${chatPath.replace(/^\/c\//, '/chats/')}/messages`;
+    const historyPath = `${chatApiPath}/messages`;
     let held = false;
     await page.route(
       (url) => url.pathname === historyPath,
@@ -271,10 +261,9 @@ describe('chat UX', { skip }, () => {
   });
 
   test('7. reopened while the run goes on: the run ends between reading the chat and its history, the page still shows the whole answer', async () => {
-    const { feed, chatPath, runId } = await leftMidAnswer();
+    const { feed, chatPath, chatApiPath, runId } = await leftMidAnswer();
     // The chat (its runs: is one still running?) is answered after the run's end; a history the
     // page asked for before that is read before the end, and reaches the page after it.
-    const chatApiPath = `/api${chatPath.replace(/^\/c\//, '/chats/')}`;
     let historyRead: Promise<APIResponse> | undefined;
     let ended: Promise<void> | undefined;
     await page.route(
