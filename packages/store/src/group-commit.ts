@@ -1,43 +1,90 @@
 /**
  * The store's group commit: the appends of all runs made while a commit is in flight are written
  * together in the next one. Split out of `BaseStore` (store.ts) to keep it under issue 12's 400 lines.
+ *
+ * Scheduling, for a gateway under load (docs/benchmarks.md, section 5):
+ * - a group starts at the end of the event loop's turn (setImmediate), never in the middle of one:
+ *   the requests read in a turn are all read before any commit's followers run;
+ * - *urgent* writes (a run's start, a run's first events: what its client's first byte waits for)
+ *   all go into the next group, ahead of everything else;
+ * - the rest (the streams already going) fill a group up to a number of events ({@link GroupLimits}),
+ *   a small one while first bytes are waiting: what a turn commits is what its followers then encode
+ *   and send in the same turn, and Node accepts one new connection per turn of the event loop
+ *   (libuv ≥ 1.45), so long turns are what keeps a burst of new clients waiting.
  */
 
-/** Most appends in one group commit. */
+/** How much one group commit may hold: what a turn of the event loop commits and then streams. */
+export interface GroupLimits {
+  /** Most events of non-urgent writes in a group; one write, however large, always goes. */
+  maxEvents: number;
+  /** The same while urgent writes are in the group (first bytes are waiting). */
+  maxEventsWithUrgent: number;
+}
+
+/** Most writes in one group commit. */
 const MAX_GROUP = 2000;
-/** Longest an append waits for its group to start while the event loop is busy (ms). */
-const GROUP_WAIT_MS = 5;
+
+/**
+ * For a backend whose commit runs on the event loop (SQLite, memory): at ≈ 20–40 µs an event all
+ * told (the commit, then its followers encode and send it in the same turn), 500 events keep a turn
+ * at ≈ 10–20 ms; 50 while first bytes wait.
+ */
+export const SYNC_GROUP: GroupLimits = { maxEvents: 500, maxEventsWithUrgent: 50 };
+
+/**
+ * For a backend whose commit waits on a server (PostgreSQL, Redis): the event loop is free while a
+ * group is in flight, and each group costs a round trip, so a group is whatever is queued.
+ */
+export const ASYNC_GROUP: GroupLimits = { maxEvents: 100_000, maxEventsWithUrgent: 100_000 };
+
+interface Queued<C> {
+  commit: C;
+  /** Events it writes (1 for a chat or run creation). */
+  size: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 /** A queue of commits, written in groups through `dbCommit` (a group of one) or `dbCommitMany`. */
 export class GroupCommit<C> {
-  private readonly commitQueue: { commit: C; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** Writes a client's first byte waits for: all go into the next group (up to MAX_GROUP). */
+  private readonly urgent: Queued<C>[] = [];
+  /** The rest, in the order queued (a run queues one append at a time: first in, first out is fair). */
+  private readonly queue: Queued<C>[] = [];
+  /** The group being committed. */
   private flushing: Promise<void> | undefined;
+  /** The next group, waiting for the end of this turn. */
   private flushTimer: NodeJS.Immediate | undefined;
-  private firstQueuedAt = 0;
   private readonly dbCommit: (commit: C) => Promise<void>;
   private readonly dbCommitMany: (commits: readonly C[]) => Promise<(unknown | undefined)[]>;
+  private readonly limits: GroupLimits;
 
-  constructor(dbCommit: (commit: C) => Promise<void>, dbCommitMany: (commits: readonly C[]) => Promise<(unknown | undefined)[]>) {
+  constructor(
+    dbCommit: (commit: C) => Promise<void>,
+    dbCommitMany: (commits: readonly C[]) => Promise<(unknown | undefined)[]>,
+    limits: GroupLimits = SYNC_GROUP,
+  ) {
     this.dbCommit = dbCommit;
     this.dbCommitMany = dbCommitMany;
+    this.limits = limits;
   }
 
   /**
-   * Queues a commit for the next group commit and resolves once it is stored. One group is in
-   * flight at a time; everything queued meanwhile (from any run) goes in the next one. A group
-   * starts at the end of this turn of the event loop (setImmediate), or as soon as its oldest
-   * append has waited GROUP_WAIT_MS — a long turn (many requests read at once) does not hold
-   * every first event back until its end.
+   * Queues a commit for a coming group commit and resolves once it is stored. One group is in
+   * flight at a time; a group starts at the end of the event loop's turn. `size` is the number of
+   * events it writes; `urgent` puts it in the next group, ahead of what was queued before it.
    */
-  commit(commit: C): Promise<void> {
+  commit(commit: C, size = 1, urgent = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.commitQueue.push({ commit, resolve, reject });
-      if (this.flushing) return;
-      if (!this.flushTimer) {
-        this.firstQueuedAt = performance.now();
-        this.flushTimer = setImmediate(() => this.startFlush());
-      } else if (performance.now() - this.firstQueuedAt >= GROUP_WAIT_MS) this.startFlush();
+      (urgent ? this.urgent : this.queue).push({ commit, size, resolve, reject });
+      this.schedule();
     });
+  }
+
+  /** Starts a group at the end of this turn, unless one is in flight (its end schedules the next). */
+  private schedule(): void {
+    if (this.flushing || this.flushTimer) return;
+    this.flushTimer = setImmediate(() => this.startFlush());
   }
 
   private startFlush(): void {
@@ -46,14 +93,30 @@ export class GroupCommit<C> {
     this.flushing ??= this.flush();
   }
 
+  /** The next group: the urgent writes, then queued ones up to the events limit. */
+  private take(): Queued<C>[] {
+    const group = this.urgent.splice(0, MAX_GROUP);
+    const limit = group.length > 0 ? this.limits.maxEventsWithUrgent : this.limits.maxEvents;
+    let events = 0;
+    let n = 0;
+    while (n < this.queue.length && group.length + n < MAX_GROUP) {
+      const size = (this.queue[n] as Queued<C>).size;
+      if (n > 0 && events + size > limit) break;
+      events += size;
+      n++;
+    }
+    for (const q of this.queue.splice(0, n)) group.push(q);
+    return group;
+  }
+
   private async flush(): Promise<void> {
-    const group = this.commitQueue.splice(0, MAX_GROUP);
+    const group = this.take();
     let results: (unknown | undefined)[];
     try {
       results =
         group.length === 1
           ? [
-              await this.dbCommit(group[0].commit).then(
+              await this.dbCommit((group[0] as Queued<C>).commit).then(
                 () => undefined,
                 (err: unknown) => err,
               ),
@@ -63,15 +126,13 @@ export class GroupCommit<C> {
       results = group.map(() => err);
     }
     this.flushing = undefined;
-    // What was queued while this group committed forms the next group (at the end of this turn).
-    if (this.commitQueue.length > 0 && !this.flushTimer) {
-      this.firstQueuedAt = performance.now();
-      this.flushTimer = setImmediate(() => this.startFlush());
-    }
+    // What is still queued forms the next group, at the end of this turn.
+    if (this.urgent.length > 0 || this.queue.length > 0) this.schedule();
     for (let i = 0; i < group.length; i++) {
       const err = results[i];
-      if (err === undefined) group[i].resolve();
-      else group[i].reject(err);
+      const g = group[i] as Queued<C>;
+      if (err === undefined) g.resolve();
+      else g.reject(err);
     }
   }
 
@@ -80,8 +141,11 @@ export class GroupCommit<C> {
     if (this.flushTimer) this.startFlush();
   }
 
-  /** The group being committed now, if any. */
-  get inFlight(): Promise<void> | undefined {
-    return this.flushing;
+  /** Resolves once everything queued is committed (on close: nothing is left for a closed database). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.flushTimer || this.urgent.length > 0 || this.queue.length > 0) {
+      this.startFlush();
+      await this.flushing;
+    }
   }
 }

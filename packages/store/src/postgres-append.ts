@@ -6,7 +6,10 @@ import type pg from 'pg';
 import type { Row } from './rows.ts';
 import { type Commit, ConcurrentAppendError, StoreError } from './store.ts';
 
-/** The NOTIFY channel appends are announced on (payload: `{"s":schema,"r":runId}`, or `"r":[runId, …]` for a group commit). */
+/**
+ * The NOTIFY channel appends are announced on (payload: `{"s":schema,"r":runId,"w":writer}`, or
+ * `"r":[runId, …]` for a group commit; `w` is the writing store's id, so that it can skip its own).
+ */
 export const POSTGRES_CHANNEL = 'switchboard_events';
 
 /** Largest NOTIFY payload we send (PostgreSQL's limit is 8000 bytes). */
@@ -20,6 +23,8 @@ export interface AppendTarget {
   readonly s: string;
   /** The schema name. */
   readonly schema: string;
+  /** This store's id in NOTIFY payloads (its tails already have what it commits). */
+  readonly writerId: string;
 }
 
 /**
@@ -81,7 +86,7 @@ export async function commitOne(db: AppendTarget, c: Commit): Promise<void> {
       m?.updatedAt ?? null,
       c.chatUpdatedAt ?? null,
       POSTGRES_CHANNEL,
-      JSON.stringify({ s: db.schema, r: c.runId }),
+      JSON.stringify({ s: db.schema, r: c.runId, w: db.writerId }),
     ],
   });
   if (Number(r.rows[0]?.moved ?? 0) === 0) {
@@ -179,7 +184,7 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
         JSON.stringify(messages),
         JSON.stringify(chats),
         POSTGRES_CHANNEL,
-        notifyPayloads(db.schema, runIds),
+        notifyPayloads(db, runIds),
       ],
     });
   } catch {
@@ -201,20 +206,20 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
 }
 
 /** NOTIFY payloads naming these runs, each under PostgreSQL's size limit. */
-function notifyPayloads(schema: string, runIds: readonly string[]): string[] {
+function notifyPayloads(db: AppendTarget, runIds: readonly string[]): string[] {
   const out: string[] = [];
   let batch: string[] = [];
   let bytes = 0;
   for (const id of runIds) {
     const size = Buffer.byteLength(id) + 3;
     if (batch.length > 0 && bytes + size > NOTIFY_BYTES) {
-      out.push(JSON.stringify({ s: schema, r: batch }));
+      out.push(JSON.stringify({ s: db.schema, r: batch, w: db.writerId }));
       batch = [];
       bytes = 0;
     }
     batch.push(id);
     bytes += size;
   }
-  if (batch.length > 0) out.push(JSON.stringify({ s: schema, r: batch }));
+  if (batch.length > 0) out.push(JSON.stringify({ s: db.schema, r: batch, w: db.writerId }));
   return out;
 }

@@ -6,6 +6,7 @@
  */
 import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
+import { ASYNC_GROUP } from './group-commit.ts';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
 import type { PersistedMessage } from './projection.ts';
 import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
@@ -113,7 +114,7 @@ export class PostgresStore extends BaseStore {
   private readonly db: AppendTarget;
 
   constructor(options: PostgresStoreOptions = {}) {
-    super(options);
+    super(options, ASYNC_GROUP);
     const split = takeSearchParam(options.url ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'schema');
     this.url = split.url;
     this.schema = options.schema ?? split.value ?? 'switchboard';
@@ -126,7 +127,7 @@ export class PostgresStore extends BaseStore {
     this.writer.on('error', () => {});
     // An idle client that loses its connection must not crash the process.
     this.pool.on('error', () => {});
-    this.db = { writer: this.writer, pool: this.pool, s: this.s, schema: this.schema };
+    this.db = { writer: this.writer, pool: this.pool, s: this.s, schema: this.schema, writerId: crypto.randomUUID() };
   }
 
   /** Creates the schema and applies pending migrations (under an advisory lock: safe with many instances starting at once). */
@@ -330,8 +331,10 @@ export class PostgresStore extends BaseStore {
     client.on('notification', (msg) => {
       if (!msg.payload) return;
       try {
-        const p = JSON.parse(msg.payload) as { s?: string; r?: string | string[] };
-        if (p.s !== this.schema) return;
+        const p = JSON.parse(msg.payload) as { s?: string; r?: string | string[]; w?: string };
+        // Our own appends woke our tails when they committed: a wake-up now would only make each
+        // of them read the log again for nothing (two queries per tail per commit).
+        if (p.s !== this.schema || p.w === this.db.writerId) return;
         if (typeof p.r === 'string') this.notify(p.r);
         else if (Array.isArray(p.r)) for (const id of p.r) if (typeof id === 'string') this.notify(id);
       } catch {

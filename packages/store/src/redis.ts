@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import type { CanonicalEvent, FinishReason } from '@switchboard/core';
+import { ASYNC_GROUP } from './group-commit.ts';
 import { parseObject } from './json.ts';
 import { upToTerminal } from './local-tails.ts';
 import type { PersistedMessage } from './projection.ts';
@@ -271,7 +272,7 @@ export class RedisStore extends BaseStore {
   private connected = false;
 
   constructor(options: RedisStoreOptions = {}) {
-    super(options);
+    super(options, ASYNC_GROUP);
     const split = takeSearchParam(options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'prefix');
     this.url = split.url;
     this.prefix = options.prefix ?? split.value ?? 'switchboard:';

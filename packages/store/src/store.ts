@@ -23,7 +23,7 @@ import {
 } from '@switchboard/core';
 
 import { ConcurrentAppendError, StoreError } from './errors.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, type GroupLimits, SYNC_GROUP } from './group-commit.ts';
 import { sameJson } from './json.ts';
 import { type LiveRun, LiveRuns } from './live-runs.ts';
 import { LocalTails } from './local-tails.ts';
@@ -376,6 +376,19 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
   return { chat, run, user };
 }
 
+/** Events grouped by run, in order (one run per call is the normal case). */
+function byRun(list: readonly CanonicalEvent[]): Map<string, CanonicalEvent[]> {
+  const groups = new Map<string, CanonicalEvent[]>();
+  for (const e of list) {
+    const runId = typeof e?.runId === 'string' ? e.runId : '';
+    if (!runId) throw new StoreError('invalid', 'every event needs a runId');
+    const g = groups.get(runId);
+    if (g) g.push(e);
+    else groups.set(runId, [e]);
+  }
+  return groups;
+}
+
 /** Re-sent events (seq already stored) must be the stored ones: else `conflict`. */
 async function checkDuplicates(
   runId: string,
@@ -426,16 +439,20 @@ export abstract class BaseStore implements Store {
   /** The tails waiting on this store's runs. */
   private readonly tails = new LocalTails();
   /** The group commit every append (and, with `batchesStarts`, every chat and run creation) goes through. */
-  private readonly commits = new GroupCommit<Write>(
-    (w) => (isAppend(w) ? this.dbCommit(w) : this.dbWriteMany([w]).then(([err]) => (err === undefined ? undefined : Promise.reject(err)))),
-    (ws) => this.dbWriteMany(ws),
-  );
+  private readonly commits: GroupCommit<Write>;
   /** True when the backend writes chat and run creations in the group commit's transaction (`dbWriteMany`). */
   protected readonly batchesStarts: boolean = false;
 
-  constructor(options: BaseStoreOptions = {}) {
+  /** `groupLimits`: how much one group commit holds (SYNC_GROUP for a backend that commits on the event loop). */
+  constructor(options: BaseStoreOptions = {}, groupLimits: GroupLimits = SYNC_GROUP) {
     this.now = options.now ?? Date.now;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.commits = new GroupCommit<Write>(
+      (w) =>
+        isAppend(w) ? this.dbCommit(w) : this.dbWriteMany([w]).then(([err]) => (err === undefined ? undefined : Promise.reject(err))),
+      (ws) => this.dbWriteMany(ws),
+      groupLimits,
+    );
   }
 
   // ---- backend primitives ------------------------------------------------------------------
@@ -499,7 +516,7 @@ export abstract class BaseStore implements Store {
     const chat: Chat = { id: init.id ?? crypto.randomUUID(), createdAt: t, updatedAt: t };
     if (init.title !== undefined) chat.title = init.title;
     if (init.metadata !== undefined) chat.metadata = init.metadata;
-    if (this.batchesStarts) await this.commits.commit({ kind: 'chat', chat });
+    if (this.batchesStarts) await this.commits.commit({ kind: 'chat', chat }, 1, true);
     else if (!(await this.dbInsertChat(chat))) throw chatExists(chat.id);
     return chat;
   }
@@ -557,7 +574,7 @@ export abstract class BaseStore implements Store {
     }
     const newChat = init.newChat !== undefined;
     const write: StartWrite = { kind: 'run', run, chat, user, exclusive: init.exclusive === true, newChat };
-    if (this.batchesStarts) await this.commits.commit(write);
+    if (this.batchesStarts) await this.commits.commit(write, 1, true);
     else {
       // A backend without batched starts creates a new chat on its own first.
       if (newChat && !(await this.dbInsertChat(chat))) throw chatExists(chat.id);
@@ -590,17 +607,8 @@ export abstract class BaseStore implements Store {
     this.assertOpen();
     const list: readonly CanonicalEvent[] = Array.isArray(events) ? events : [events as CanonicalEvent];
     if (list.length === 0) throw new StoreError('invalid', 'nothing to append');
-    // Group by run, keeping order (one run per call is the normal case).
-    const groups = new Map<string, CanonicalEvent[]>();
-    for (const e of list) {
-      const runId = typeof e?.runId === 'string' ? e.runId : '';
-      if (!runId) throw new StoreError('invalid', 'every event needs a runId');
-      const g = groups.get(runId);
-      if (g) g.push(e);
-      else groups.set(runId, [e]);
-    }
     let result: AppendResult | undefined;
-    for (const [runId, group] of groups) {
+    for (const [runId, group] of byRun(list)) {
       const r = await this.locks.withLock(runId, () => this.appendLocked(runId, group));
       result = result ? { ...r, appended: result.appended + r.appended, duplicates: result.duplicates + r.duplicates } : r;
     }
@@ -676,7 +684,8 @@ export abstract class BaseStore implements Store {
           if (messageId !== undefined) commit.message.id = messageId;
         }
         if (finished) commit.chatUpdatedAt = t;
-        await this.commits.commit(commit);
+        // A run's first events are what its client's first byte waits for: they go in the next group.
+        await this.commits.commit(commit, commit.events.length, run.lastSeq < 0);
       } catch (err) {
         this.live.delete(runId);
         if (err instanceof ConcurrentAppendError && attempt < 5) continue;
@@ -799,7 +808,7 @@ export abstract class BaseStore implements Store {
     this.tails.close();
     this.commits.startPending();
     await Promise.allSettled([...this.locks.values()]);
-    await this.commits.inFlight;
+    await this.commits.drain();
     await this.dbClose();
   }
 

@@ -455,6 +455,7 @@ export class RunManager {
     let failure: { error: unknown } | undefined;
     const pending: CanonicalEvent[] = [];
     let writer: Promise<void> | undefined;
+    let committed = false;
     const write = async (): Promise<void> => {
       while (pending.length > 0 && !failure) {
         const batch = pending.splice(0, MAX_BATCH);
@@ -476,6 +477,10 @@ export class RunManager {
         return r.done ? r : { done: false, value: [r.value] };
       });
     try {
+      // The agent starts in the next turn of the event loop, not inside the request that started
+      // it: a burst of requests is read (and its runs registered) before any agent's work, so no
+      // request waits behind the runs started just before it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       for (;;) {
         const page = await nextPage();
         if (page.done) break;
@@ -485,10 +490,14 @@ export class RunManager {
         }
         for (const e of page.value) pending.push(e);
         writer ??= write();
-        // Stay close to the store: a few events ahead of the commit in flight, no more. An agent
-        // that never waits would otherwise run to its end before any event is committed, and
-        // every other request (and its first byte) would wait behind it.
-        if (pending.length >= AHEAD) await writer;
+        // Stay close to the store: a few events ahead of the commit in flight, no more (none before
+        // the run's first commit: what its client's first byte waits for goes out before the agent
+        // works on). An agent that never waits would otherwise run to its end before any event is
+        // committed, and every other request (and its first byte) would wait behind it.
+        if (pending.length >= AHEAD || !committed) {
+          await writer;
+          committed = true;
+        }
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
         // starve the event loop: no request, no abort could get through. Let it breathe.
         if (performance.now() - slice > PUMP_SLICE_MS) {
