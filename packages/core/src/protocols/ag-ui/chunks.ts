@@ -61,7 +61,7 @@ export function createDispatch(s: ReadState, apply: (type: string, ev: Ev, where
     else {
       closeLane(laneKey, where);
       if (id === undefined) return fieldError(type, idField, `a string on the first ${type}`, undefined, where);
-      const start: Ev =
+      let start: Ev =
         kind === 'text'
           ? { type: 'TEXT_MESSAGE_START', messageId: id, role: ev.role ?? 'assistant', name: ev.name }
           : kind === 'tool'
@@ -74,7 +74,7 @@ export function createDispatch(s: ReadState, apply: (type: string, ev: Ev, where
         start.metadata = ev.metadata;
         metadataUsed = true;
       }
-      defined(start);
+      start = defined(start);
       if (!check(start.type as string, start, where)) return;
       apply(start.type as string, start, where);
       lanes.set(laneKey, { kind, id });

@@ -194,10 +194,21 @@ export function createReadState(options: AgUiDecoderOptions) {
     return s.out;
   }
 
-  /** Drops fields that are undefined (optional fields are absent, not undefined, in canonical events). */
+  /**
+   * Drops fields that are undefined (optional fields are absent, not undefined, in canonical events):
+   * the same object when none is, else a copy without them. A copy, not `delete`: deleting a field
+   * turns the object into a slow dictionary for V8, and every later stage (the emitter's stamp, the
+   * guard, the encoders, JSON.stringify) then reads it slowly — it cost ≈ 15% of reading an AG-UI
+   * stream whose text deltas carry no subagent.
+   */
   function defined<T extends object>(e: T): T {
     const rec = e as Record<string, unknown>;
-    for (const k in rec) if (rec[k] === undefined) delete rec[k];
+    for (const k in rec) {
+      if (rec[k] !== undefined) continue;
+      const out: Record<string, unknown> = {};
+      for (const f in rec) if (rec[f] !== undefined) out[f] = rec[f];
+      return out as T;
+    }
     return e;
   }
 
