@@ -55,6 +55,11 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     return run;
   }
 
+  /** Whether the run was just inserted here and not appended to yet. */
+  isFresh(runId: string): boolean {
+    return this.fresh.has(runId);
+  }
+
   /** A run live here (or gone) is not just started any more. */
   override set(runId: string, live: LiveRun<R>): this {
     this.fresh.delete(runId);

@@ -54,6 +54,8 @@ export interface TailSource {
   getRun(runId: string): Promise<{ status: string; lastSeq: number } | undefined>;
   closed(): boolean;
   readonly pollIntervalMs: number;
+  /** True for a run this process has just started and not appended to yet (nothing to read but what its first commit wakes the tail with). */
+  fresh?(runId: string): boolean;
 }
 
 /** The local tails of a store (see the module comment). */
@@ -71,10 +73,19 @@ export class LocalTails {
     const stop = this.stopper(options.signal);
     try {
       let last = options.after ?? -1;
+      // A run started here and not appended to yet has nothing to read: its first commit wakes the
+      // tail (two reads saved per follower of a new run; another writer is still seen at the poll).
+      let first = src.fresh?.(runId) === true;
       for (;;) {
         if (stop.signal.aborted || src.closed()) return;
         const seen = signal.version;
         const cached = this.recalled(runId, last);
+        if (first && cached === undefined) {
+          first = false;
+          await signal.wait(seen, stop.signal, src.pollIntervalMs);
+          continue;
+        }
+        first = false;
         const page = cached ?? (await src.readEvents(runId, last, READ_PAGE));
         if (page.length > 0) {
           const out = upToTerminal(page);

@@ -8,12 +8,24 @@ import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
 import { ASYNC_GROUP } from './group-commit.ts';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
+import { startMany, startRunsFunction } from './postgres-start.ts';
 import type { PersistedMessage } from './projection.ts';
 import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
-import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, StoreError } from './store.ts';
+import {
+  BaseStore,
+  type BaseStoreOptions,
+  type Chat,
+  type Commit,
+  chatExists,
+  inProgress,
+  type Run,
+  type StartWrite,
+  StoreError,
+  type Write,
+} from './store.ts';
 
 /** The schema version this code writes. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 export { POSTGRES_CHANNEL } from './postgres-append.ts';
 
@@ -79,6 +91,7 @@ const MIGRATIONS: { version: number; name: string; sql: (s: string) => string }[
       CREATE INDEX chats_owner ON ${s}.chats (owner, updated_at DESC, id) WHERE owner IS NOT NULL;
     `,
   },
+  { version: 3, name: 'run starts in the group commit (start_runs)', sql: startRunsFunction },
 ];
 
 export interface PostgresStoreOptions extends BaseStoreOptions {
@@ -101,6 +114,7 @@ function quoteIdent(name: string): string {
 /** The PostgreSQL store. Open it with {@link openPostgresStore} (or `openStore('postgres://…')`). */
 export class PostgresStore extends BaseStore {
   readonly kind = 'postgres' as const;
+  protected override readonly batchesStarts = true;
   /** The schema holding the tables. */
   readonly schema: string;
   private readonly s: string;
@@ -305,6 +319,47 @@ export class PostgresStore extends BaseStore {
   /** A group commit (see {@link commitMany}); each append on its own when the group statement fails. */
   protected override async dbCommitMany(commits: readonly Commit[]): Promise<(unknown | undefined)[]> {
     return (await commitMany(this.db, commits)) ?? super.dbCommitMany(commits);
+  }
+
+  /** A group: its run starts in one call of `start_runs` (postgres-start.ts), its appends in one statement, side by side. */
+  protected override async dbWriteMany(writes: readonly Write[]): Promise<(unknown | undefined)[]> {
+    const starts: StartWrite[] = [];
+    const appends: Commit[] = [];
+    for (const w of writes)
+      if ('kind' in w) starts.push(w);
+      else appends.push(w);
+    const [started, appended] = await Promise.all([
+      starts.length > 0 ? this.startAll(starts) : [],
+      appends.length > 0 ? this.dbCommitMany(appends) : [],
+    ]);
+    let i = 0;
+    let j = 0;
+    return writes.map((w) => ('kind' in w ? started[i++] : appended[j++]));
+  }
+
+  /** The starts of a group: one call, or one by one when the call fails as a whole (a text PostgreSQL's JSON cannot hold…). */
+  private async startAll(starts: readonly StartWrite[]): Promise<(unknown | undefined)[]> {
+    try {
+      return await startMany(this.pool, this.s, starts);
+    } catch {
+      return Promise.all(
+        starts.map(async (w) => {
+          try {
+            if (w.kind === 'chat' || w.newChat) {
+              if (!(await this.dbInsertChat(w.chat))) return chatExists(w.chat.id);
+              if (w.kind === 'chat') return undefined;
+            }
+            const existed = (await this.dbGetRun(w.run.id)) !== undefined;
+            const blocker = await this.dbCreateRun(w.run, w.chat, w.user, w.exclusive);
+            if (blocker !== undefined && blocker !== w.run.id) return inProgress(w.run.chatId, blocker);
+            w.inserted = !existed;
+            return undefined;
+          } catch (err) {
+            return err;
+          }
+        }),
+      );
+    }
   }
 
   protected async dbGetMessage(messageId: string): Promise<PersistedMessage | undefined> {

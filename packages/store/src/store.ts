@@ -724,6 +724,7 @@ export abstract class BaseStore implements Store {
       getRun: (id) => this.dbGetRun(id),
       closed: () => this.closed,
       pollIntervalMs: this.pollIntervalMs,
+      fresh: (id) => this.live.isFresh(id),
     });
   }
 
