@@ -10,7 +10,7 @@ import { decode } from '@switchboard/core';
 import type { AgentEvent } from '../src/agents/agent.ts';
 import { resolveConfig } from '../src/config/load.ts';
 import type { SwitchboardConfig } from '../src/config/types.ts';
-import { decoderOptions } from '../src/runner/in-process.ts';
+import { decoderOptions, type InProcessContext } from '../src/runner/in-process.ts';
 import type { RunnerLogger } from '../src/runner/types.ts';
 import type { InProcessAgentSpec } from '../src/server/agent-registry.ts';
 
@@ -56,6 +56,11 @@ export class Gate {
   }
 }
 
+/** An in-process agent (seed 000 lines, decoded as `claude`) from a function of its run's context. */
+export function linesAgent(name: string, lines: (ctx: InProcessContext) => AsyncIterable<AgentEvent>): InProcessAgentSpec {
+  return { name, framework: 'claude', run: (ctx) => decode(lines(ctx), 'claude', decoderOptions(ctx, name)) };
+}
+
 /**
  * An in-process agent that writes `before`, then waits for `gate` (or its abort), then writes
  * `after` and finishes. `started` resolves when it is waiting at the gate.
@@ -71,32 +76,28 @@ export function gatedAgent(
   });
   const before = options.before ?? ['Hello ', 'from ', 'the first half. '];
   const after = options.after ?? ['And ', 'the second ', 'half.'];
-  const spec: InProcessAgentSpec = {
-    name,
-    framework: 'claude',
-    run: (ctx) => {
-      async function* lines(): AsyncGenerator<AgentEvent> {
-        try {
-          yield { type: 'start', data: { model: 'gated' } };
-          yield { type: 'thinking', data: { content: 'Thinking about it.' } };
-          for (const t of before) yield { type: 'text', data: { content: t } };
-          reached();
-          await Promise.race([
-            gate.opened,
-            new Promise((resolve) =>
-              ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true }),
-            ),
-          ]);
-          if (ctx.signal.aborted) return;
-          for (const t of after) yield { type: 'text', data: { content: t } };
-          yield { type: 'done', data: {} };
-        } finally {
-          options.onStop?.();
-        }
+  const spec = linesAgent(name, (ctx) => {
+    async function* lines(): AsyncGenerator<AgentEvent> {
+      try {
+        yield { type: 'start', data: { model: 'gated' } };
+        yield { type: 'thinking', data: { content: 'Thinking about it.' } };
+        for (const t of before) yield { type: 'text', data: { content: t } };
+        reached();
+        await Promise.race([
+          gate.opened,
+          new Promise((resolve) =>
+            ctx.signal.aborted ? resolve(undefined) : ctx.signal.addEventListener('abort', resolve, { once: true }),
+          ),
+        ]);
+        if (ctx.signal.aborted) return;
+        for (const t of after) yield { type: 'text', data: { content: t } };
+        yield { type: 'done', data: {} };
+      } finally {
+        options.onStop?.();
       }
-      return decode(lines(), 'claude', decoderOptions(ctx, name));
-    },
-  };
+    }
+    return lines();
+  });
   return { spec, waiting };
 }
 

@@ -5,13 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type CanonicalEvent, decode } from '@switchboard/core';
+import type { CanonicalEvent } from '@switchboard/core';
 import { type AppendResult, openMemoryStore } from '@switchboard/store';
-
 import type { AgentEvent } from '../src/agents/agent.ts';
-import { decoderOptions } from '../src/runner/in-process.ts';
+
 import { startServer } from '../src/server/start.ts';
-import { quietLogger, testConfig, userMessage } from './gateway-support.ts';
+import { linesAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
 
 const STEPS = 100;
 
@@ -37,23 +36,16 @@ describe('run schedule', () => {
       config: testConfig(),
       runOptions: { logger: quietLogger() },
       onError: () => {},
+      // Never waits: every step is ready at once.
       agents: [
-        {
-          name: 'eager',
-          framework: 'claude',
-          // Never waits: every step is ready at once.
-          run: (ctx) => {
-            async function* lines(): AsyncGenerator<AgentEvent> {
-              entered = true;
-              for (; steps < STEPS; ) {
-                steps++;
-                yield { type: 'text', data: { content: `${steps} ` } };
-              }
-              yield { type: 'done', data: {} };
-            }
-            return decode(lines(), 'claude', decoderOptions(ctx, 'eager'));
-          },
-        },
+        linesAgent('eager', async function* (): AsyncGenerator<AgentEvent> {
+          entered = true;
+          for (; steps < STEPS; ) {
+            steps++;
+            yield { type: 'text', data: { content: `${steps} ` } };
+          }
+          yield { type: 'done', data: {} };
+        }),
       ],
     });
     try {

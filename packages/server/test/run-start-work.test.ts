@@ -8,14 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { decode } from '@switchboard/core';
 import { openSqliteStore, type SqliteStore } from '@switchboard/store';
 import { countSqliteWork } from '../../store/test/support.ts';
 import type { AgentEvent } from '../src/agents/agent.ts';
-import { decoderOptions } from '../src/runner/in-process.ts';
 import { RunStartError } from '../src/server/runs.ts';
 import { type RunningServer, startServer } from '../src/server/start.ts';
-import { api, Gate, quietLogger, testConfig, userMessage } from './gateway-support.ts';
+import { api, Gate, linesAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
 
 describe('the store work of a run start (SQLite)', () => {
   let dir: string;
@@ -34,19 +32,12 @@ describe('the store work of a run start (SQLite)', () => {
       onError: () => {},
       // Waits at its gate before its first event: what is counted up to then is the start alone.
       agents: [
-        {
-          name: 'held',
-          framework: 'claude',
-          run: (ctx) => {
-            async function* lines(): AsyncGenerator<AgentEvent> {
-              waiting();
-              await gate.opened;
-              yield { type: 'text', data: { content: 'hi' } };
-              yield { type: 'done', data: {} };
-            }
-            return decode(lines(), 'claude', decoderOptions(ctx, 'held'));
-          },
-        },
+        linesAgent('held', async function* (): AsyncGenerator<AgentEvent> {
+          waiting();
+          await gate.opened;
+          yield { type: 'text', data: { content: 'hi' } };
+          yield { type: 'done', data: {} };
+        }),
       ],
     });
     // Warm: statements prepared.

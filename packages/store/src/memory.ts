@@ -7,18 +7,8 @@
  */
 import type { CanonicalEvent } from '@switchboard/core';
 import type { PersistedMessage } from './projection.ts';
-import {
-  BaseStore,
-  type BaseStoreOptions,
-  type Chat,
-  type Commit,
-  ConcurrentAppendError,
-  chatExists,
-  inProgress,
-  type Run,
-  StoreError,
-  type Write,
-} from './store.ts';
+import type { BaseStoreOptions, Chat, Commit, Run, Write } from './store.ts';
+import { BaseStore, ConcurrentAppendError, chatExists, inProgress, StoreError } from './store.ts';
 
 interface RunRecord {
   run: Run;
