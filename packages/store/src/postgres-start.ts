@@ -96,7 +96,13 @@ interface StartResult {
  * undefined when it is done (`inserted` set on a run start), else its error.
  */
 export async function startMany(pool: pg.Pool, s: string, writes: readonly StartWrite[]): Promise<(unknown | undefined)[]> {
-  const items = writes.map((w) => {
+  // In chat id order (queue order within a chat): every group locks chat rows in the same order, so
+  // two instances' groups cannot deadlock on each other's chats.
+  const order = writes
+    .map((_, i) => i)
+    .sort((a, b) => compare((writes[a] as StartWrite).chat.id, (writes[b] as StartWrite).chat.id) || a - b);
+  const items = order.map((k) => {
+    const w = writes[k] as StartWrite;
     const chat = {
       id: w.chat.id,
       title: w.chat.title ?? null,
@@ -116,9 +122,13 @@ export async function startMany(pool: pg.Pool, s: string, writes: readonly Start
     };
   });
   const r = await pool.query(`SELECT ${s}.start_runs($1::json) AS results`, [JSON.stringify(items)]);
-  const results = r.rows[0].results as StartResult[];
+  const sorted = r.rows[0].results as StartResult[];
+  const results: StartResult[] = [];
+  order.forEach((k, i) => {
+    results[k] = sorted[i] ?? { error: 'no result' };
+  });
   return writes.map((w, i) => {
-    const res = results[i] ?? { error: 'no result' };
+    const res = results[i] as StartResult;
     if (res.chatExists) return chatExists(w.chat.id);
     if (res.blocker !== undefined) return w.kind === 'run' && res.blocker !== w.run.id ? inProgress(w.run.chatId, res.blocker) : undefined;
     if (res.error !== undefined)
@@ -126,4 +136,9 @@ export async function startMany(pool: pg.Pool, s: string, writes: readonly Start
     if (w.kind === 'run') w.inserted = res.inserted === true;
     return undefined;
   });
+}
+
+/** One order of chat ids for every instance (UTF-16 code units, as `<` compares strings). */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
