@@ -13,12 +13,12 @@ import { resumeSseResponse } from '@switchboard/store';
 import { z } from 'zod';
 
 import { canSee } from './auth.ts';
-import { readBody } from './body.ts';
 import { abortOnDisconnect, lastEventIdOf, runHeaders, startErrorResponse } from './chat.ts';
 import { clientToolSchema, clientToolsOf, parseRequestJson, requestIdSchema } from './chat-request.ts';
 import type { GatewayContext } from './context.ts';
 import { agUiContinuation } from './continuation.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
+import { requestBody, requestSignal } from './request-io.ts';
 import type { LocalRun } from './runs.ts';
 
 const ID = requestIdSchema;
@@ -131,7 +131,7 @@ function invalid(error: z.ZodError): Response {
 /** `POST /api/agui`. */
 export async function postAgUi(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
-  const body = await readBody(c.req.raw, core.maxBodyBytes);
+  const body = await requestBody(c, core.maxBodyBytes);
   if (!body.ok) return jsonError(413, `Request body too large: the limit is ${core.maxBodyBytes} bytes`);
   const read = parseRequestJson(body.text);
   if (!read.ok) return errorResponse(400, `Invalid RunAgentInput: ${read.issue.path}: ${read.issue.message}`, [read.issue]);
@@ -150,7 +150,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
     if (!last.ok) return last.response;
     return resumeSseResponse(core.store, existing.id, 'ag-ui', last.id, {
       namespace: core.namespace,
-      signal: c.req.raw.signal,
+      signal: requestSignal(c),
       headers: runHeaders(existing.id, chatId),
     });
   }
@@ -192,10 +192,10 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   } catch (err) {
     return startErrorResponse(err);
   }
-  abortOnDisconnect(core, c.req.raw, run);
+  abortOnDisconnect(c, run);
   return resumeSseResponse(core.store, run.runId, 'ag-ui', null, {
     namespace: core.namespace,
-    signal: c.req.raw.signal,
+    signal: requestSignal(c),
     headers: runHeaders(run.runId, chatId),
   });
 }

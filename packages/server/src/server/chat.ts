@@ -23,13 +23,13 @@ import { parseFrameId } from '@switchboard/core';
 import { activeRun, resumeSseResponse, supersedeMessages } from '@switchboard/store';
 
 import { canSee } from './auth.ts';
-import { readBody } from './body.ts';
 import { type ChatRequest, clientToolsOf, lastUserText, parseChatRequest } from './chat-request.ts';
-import type { DisconnectPolicy, GatewayContext, GatewayCore } from './context.ts';
+import type { DisconnectPolicy, GatewayContext } from './context.ts';
 import { aiSdkContinuation } from './continuation.ts';
 import { conversationOf } from './conversation.ts';
 import { errorResponse, jsonError } from './errors.ts';
 import { regeneratedIds } from './regenerate.ts';
+import { requestBody, requestSignal } from './request-io.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
 
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
@@ -62,15 +62,15 @@ export function startErrorResponse(err: unknown): Response {
 export const DISCONNECT_HEADER = 'x-switchboard-on-disconnect';
 
 /** The request's disconnect policy: its `x-switchboard-on-disconnect` header, else the server's. */
-export function disconnectPolicyOf(core: GatewayCore, request: Request): DisconnectPolicy {
-  const asked = request.headers.get(DISCONNECT_HEADER)?.trim().toLowerCase();
-  return asked === 'continue' || asked === 'abort' ? asked : core.onDisconnect;
+export function disconnectPolicyOf(c: GatewayContext): DisconnectPolicy {
+  const asked = c.req.header(DISCONNECT_HEADER)?.trim().toLowerCase();
+  return asked === 'continue' || asked === 'abort' ? asked : c.get('core').onDisconnect;
 }
 
 /** Aborts `run` when the request that started it goes away (the `abort` disconnect policy). */
-export function abortOnDisconnect(core: GatewayCore, request: Request, run: LocalRun): void {
-  if (disconnectPolicyOf(core, request) !== 'abort') return;
-  const signal = request.signal;
+export function abortOnDisconnect(c: GatewayContext, run: LocalRun): void {
+  if (disconnectPolicyOf(c) !== 'abort') return;
+  const signal = requestSignal(c);
   const onAbort = () => run.abort('client disconnected');
   if (signal.aborted) {
     onAbort();
@@ -102,7 +102,7 @@ function userMessageOf(messages: ChatRequest['messages']) {
 /** `POST /api/chat`. */
 export async function postChat(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
-  const body = await readBody(c.req.raw, core.maxBodyBytes);
+  const body = await requestBody(c, core.maxBodyBytes);
   if (!body.ok) return jsonError(413, `Request body too large: the limit is ${core.maxBodyBytes} bytes`);
   const parsed = parseChatRequest(body.text);
   if (!parsed.ok) return errorResponse(400, parsed.message, parsed.issues);
@@ -140,12 +140,12 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   } catch (err) {
     return startErrorResponse(err);
   }
-  abortOnDisconnect(core, c.req.raw, run);
+  abortOnDisconnect(c, run);
   await supersedeMessages(core.store, chatId, [...replaced]);
   return resumeSseResponse(core.store, run.runId, 'ai-sdk', null, {
     namespace: core.namespace,
     messageMetadata: true,
-    signal: c.req.raw.signal,
+    signal: requestSignal(c),
     headers: runHeaders(run.runId, chatId),
   });
 }
@@ -167,7 +167,7 @@ export async function resumeChat(c: GatewayContext): Promise<Response> {
   return resumeSseResponse(core.store, run.id, 'ai-sdk', last.id, {
     namespace: core.namespace,
     messageMetadata: true,
-    signal: c.req.raw.signal,
+    signal: requestSignal(c),
     headers: runHeaders(run.id, chatId),
   });
 }

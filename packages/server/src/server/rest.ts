@@ -9,6 +9,7 @@ import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
 import type { GatewayContext } from './context.ts';
 import { jsonError } from './errors.ts';
+import { requestSignal } from './request-io.ts';
 
 const MAX_PAGE = 200;
 
@@ -138,7 +139,7 @@ export async function runStream(c: GatewayContext): Promise<Response> {
   return resumeSseResponse(core.store, run.id, protocol as Protocol, last.id, {
     namespace: core.namespace,
     messageMetadata: true,
-    signal: c.req.raw.signal,
+    signal: requestSignal(c),
     headers: runHeaders(run.id, run.chatId),
   });
 }
