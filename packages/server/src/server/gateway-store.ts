@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { openPostgresStore, openSqliteStore, openStore, type Store } from '@switchboard/store';
 
-import { openRedisFanout, type RedisFanout, withFanout } from './fanout.ts';
+import type { RedisFanout } from './fanout.ts';
 
 /** Where the store is. */
 export interface StoreSettings {
@@ -79,6 +79,9 @@ export async function openGatewayStore(settings: StoreSettings): Promise<Gateway
   const shared = durable.kind === 'postgres' || durable.kind === 'redis';
   if (!settings.redisUrl) return { store: durable, shared, describe, close: () => durable.close() };
 
+  // Loaded only here: the Redis client is a large module graph that a gateway without REDIS_URL
+  // would otherwise load at every start.
+  const { openRedisFanout, withFanout } = await import('./fanout.ts');
   let fanout: RedisFanout;
   try {
     fanout = await openRedisFanout({ url: settings.redisUrl, ...(settings.redisPrefix ? { prefix: settings.redisPrefix } : {}) });
