@@ -19,7 +19,7 @@
  *   the request body's `id`);
  * - anything else needs `resumeUrl`.
  */
-import { type FrameId, parseFrameId } from '@switchboard/core';
+import { type FrameId, parseFrameId, utf8Stream } from '@switchboard/core';
 import type { ReadProtocol } from './read.ts';
 import { HttpStatusError } from './read.ts';
 import { createSseFrameParser, formatSseFrame, type SseFrame } from './sse.ts';
@@ -425,25 +425,23 @@ export function resumableFetch(url: string | URL, init: RequestInit = {}, option
       return frames();
     },
     body() {
-      const it = stream[Symbol.asyncIterator]();
-      const bytes = new TextEncoder();
-      return new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          try {
-            const next = await it.next();
-            if (next.done) controller.close();
-            else controller.enqueue(bytes.encode(formatSseFrame(next.value)));
-          } catch (err) {
-            controller.error(err);
-          }
-        },
-        async cancel() {
-          await it.return?.(undefined);
-        },
-      });
+      return utf8Stream(sseTextOf(stream[Symbol.asyncIterator]()));
     },
   };
   return stream;
+}
+
+/** The SSE text of frames, one string per frame; ending it ends the frames. */
+async function* sseTextOf(frames: AsyncIterator<SseFrame>): AsyncGenerator<string> {
+  try {
+    for (;;) {
+      const next = await frames.next();
+      if (next.done) return;
+      yield formatSseFrame(next.value);
+    }
+  } finally {
+    await frames.return?.(undefined);
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * a fused synchronous converter. All of it is built from the push-style machines; streams appear only
  * here, at the edges.
  */
+import { utf8Stream } from './codec/utf8-stream.ts';
 import { framed } from './inputs/decoder.ts';
 import { createDecoder, type Framework } from './inputs/index.ts';
 import { type Machine, pipe, run, type Source } from './machine.ts';
@@ -150,21 +151,6 @@ export interface SseResponseInit extends SseEncoderOptions {
  * return createSseResponse(decode(upstream.body, 'anthropic'), 'ai-sdk');
  */
 export function createSseResponse(events: Source<CanonicalEvent>, protocol: Protocol, init: SseResponseInit = {}): Response {
-  const text = toSse(events, protocol, init);
-  const bytes = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await text.next();
-        if (next.done) controller.close();
-        else controller.enqueue(bytes.encode(next.value));
-      } catch (err) {
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      await text.return(undefined);
-    },
-  });
+  const body = utf8Stream(toSse(events, protocol, init));
   return new Response(body, { status: init.status ?? 200, headers: { ...PROTOCOLS[protocol].headers, ...init.headers } });
 }

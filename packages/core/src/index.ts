@@ -8,6 +8,7 @@ export type { Frame, FramingOptions } from './codec/framing.ts';
 export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } from './codec/framing.ts';
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
+export { utf8Stream } from './codec/utf8-stream.ts';
 export { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';

@@ -17,6 +17,7 @@ import {
   type Protocol,
   type ProtocolSpec,
   parseFrameId,
+  utf8Stream,
 } from '@switchboard/core';
 
 import { type Run, type Store, StoreError, type TailOptions } from './store.ts';
@@ -115,25 +116,9 @@ export function resumeSseResponse(
   const ctl = new AbortController();
   const outer = rest.signal;
   outer?.addEventListener('abort', () => ctl.abort(), { once: true });
-  const text = resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal });
-  const bytes = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    // One chunk per page of the tail: the frames of the events committed together go out in one
-    // socket write.
-    async pull(controller) {
-      try {
-        const next = await text.next();
-        if (next.done) controller.close();
-        else controller.enqueue(bytes.encode(next.value));
-      } catch (err) {
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      ctl.abort();
-      await text.return(undefined);
-    },
-  });
+  // One chunk per page of the tail: the frames of the events committed together go out in one
+  // socket write.
+  const body = utf8Stream(resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal }), () => ctl.abort());
   const spec: ProtocolSpec = PROTOCOLS[protocol];
   return new Response(body, { status: 200, headers: { ...spec.headers, ...headers } });
 }
