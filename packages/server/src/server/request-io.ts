@@ -2,8 +2,8 @@
  * A request's body and its "the client went away" signal, taken from Node's own request and response
  * when the gateway runs on Node's HTTP server. @hono/node-server builds the web `Request` behind
  * `c.req.raw` (its headers copied, an AbortController, a web stream bridged from Node's) the first
- * time its `body` or `signal` is read; for `POST /api/chat` that was about a fifth of what a run
- * costs before its first byte with 1,000 clients arriving at once (docs/benchmarks.md, section 5).
+ * time its `body` or `signal` is read, ≈ 0.1 ms a request in an earlier profile of the load benchmark,
+ * where a run's whole work before its first byte was ≈ 0.55 ms (docs/benchmarks.md, section 5).
  * Without Node's objects (`app.request` in tests, another runtime) both come from the web `Request`,
  * with the same results.
  */
