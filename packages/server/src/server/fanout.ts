@@ -15,7 +15,7 @@
  * `withFanout(store, fanout)` wraps any store: appends publish, tails listen; everything else is the
  * store's own.
  */
-import { createClient, type RedisClientType } from '@redis/client';
+import type { RedisClientType } from '@redis/client';
 import type { CanonicalEvent } from '@switchboard/core';
 import {
   type AppendResult,
@@ -84,11 +84,18 @@ function splitPrefix(url: string): { url: string; prefix?: string } {
   }
 }
 
-/** The Redis connections of one instance: one for commands and publishing, one subscribed. */
+/**
+ * The Redis connections of one instance: one for commands and publishing, one subscribed. The Redis
+ * client (a large module graph) is loaded by `connect()`, so importing this module — or
+ * `@switchboard/server` — costs nothing to a program that never fans out.
+ */
 export class RedisFanout {
   readonly prefix: string;
-  private readonly client: Client;
-  private readonly sub: Client;
+  private readonly options: FanoutOptions;
+  private readonly url: string;
+  // Both set by connect(); every method below is called on a connected fan-out (openRedisFanout).
+  private client: Client | undefined;
+  private sub: Client | undefined;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly pending = new Map<string, Promise<void>>();
   private connected = false;
@@ -97,24 +104,29 @@ export class RedisFanout {
 
   constructor(options: FanoutOptions) {
     const split = splitPrefix(options.url);
+    this.options = options;
+    this.url = split.url;
     this.prefix = options.prefix ?? split.prefix ?? 'switchboard:';
-    this.client = createClient({
-      url: split.url,
-      socket: {
-        connectTimeout: options.connectTimeoutMs ?? 5000,
-        // A missing server at start is an error, not a hang; after that, reconnect.
-        reconnectStrategy: (retries: number) => (this.connected ? Math.min(50 * 2 ** retries, 2000) : false),
-      },
-    }) as Client;
-    this.client.on('error', () => {});
-    this.sub = this.client.duplicate() as Client;
-    this.sub.on('error', () => {});
   }
 
   async connect(): Promise<void> {
     try {
-      await this.client.connect();
-      await this.sub.connect();
+      const { createClient } = await import('@redis/client');
+      const client = createClient({
+        url: this.url,
+        socket: {
+          connectTimeout: this.options.connectTimeoutMs ?? 5000,
+          // A missing server at start is an error, not a hang; after that, reconnect.
+          reconnectStrategy: (retries: number) => (this.connected ? Math.min(50 * 2 ** retries, 2000) : false),
+        },
+      }) as Client;
+      client.on('error', () => {});
+      const sub = client.duplicate() as Client;
+      sub.on('error', () => {});
+      this.client = client;
+      this.sub = sub;
+      await client.connect();
+      await sub.connect();
     } catch (err) {
       await this.close().catch(() => {});
       throw new StoreError('unavailable', `Redis (live fan-out): ${(err as Error).message}`, { cause: err });
@@ -122,9 +134,21 @@ export class RedisFanout {
     this.connected = true;
   }
 
+  /** The command connection; a StoreError before connect(). */
+  private commands(): Client {
+    if (!this.client) throw new StoreError('unavailable', 'Redis (live fan-out): not connected (call connect() first)');
+    return this.client;
+  }
+
+  /** The subscribed connection; a StoreError before connect(). */
+  private subscriber(): Client {
+    if (!this.sub) throw new StoreError('unavailable', 'Redis (live fan-out): not connected (call connect() first)');
+    return this.sub;
+  }
+
   /** Publishes a message (fire and forget: a lost message only delays a tail until its next re-read). */
   publish(channel: string, message: string): void {
-    if (this.closed) return;
+    if (this.closed || !this.client) return;
     this.client.publish(this.prefix + channel, message).catch(() => {});
   }
 
@@ -138,7 +162,7 @@ export class RedisFanout {
     if (!set) {
       set = new Set();
       this.listeners.set(name, set);
-      const ready = this.sub
+      const ready = this.subscriber()
         .subscribe(name, (message: string) => {
           for (const l of this.listeners.get(name) ?? []) l(message);
         })
@@ -152,7 +176,7 @@ export class RedisFanout {
       if (!current?.delete(listener) || current.size > 0) return;
       this.listeners.delete(name);
       this.pending.delete(name);
-      if (!this.closed) await this.sub.unsubscribe(name).catch(() => {});
+      if (!this.closed) await this.sub?.unsubscribe(name).catch(() => {});
     };
   }
 
@@ -165,12 +189,12 @@ export class RedisFanout {
     const keys = [`${this.prefix}rate:${key}`];
     let reply: unknown;
     try {
-      if (this.rateSha) reply = await this.client.sendCommand(['EVALSHA', this.rateSha, '1', ...keys, ...args]);
+      if (this.rateSha) reply = await this.commands().sendCommand(['EVALSHA', this.rateSha, '1', ...keys, ...args]);
       else throw new Error('NOSCRIPT');
     } catch (err) {
       if (!String((err as Error).message).includes('NOSCRIPT')) throw err;
-      this.rateSha = String(await this.client.sendCommand(['SCRIPT', 'LOAD', RATE_SCRIPT]));
-      reply = await this.client.sendCommand(['EVALSHA', this.rateSha, '1', ...keys, ...args]);
+      this.rateSha = String(await this.commands().sendCommand(['SCRIPT', 'LOAD', RATE_SCRIPT]));
+      reply = await this.commands().sendCommand(['EVALSHA', this.rateSha, '1', ...keys, ...args]);
     }
     const [allowed, wait] = reply as [number, number];
     return { ok: Number(allowed) === 1, retryAfterMs: Number(wait) };
@@ -180,7 +204,7 @@ export class RedisFanout {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    await Promise.allSettled([this.sub.isOpen ? this.sub.close() : undefined, this.client.isOpen ? this.client.close() : undefined]);
+    await Promise.allSettled([this.sub?.isOpen ? this.sub.close() : undefined, this.client?.isOpen ? this.client.close() : undefined]);
   }
 }
 
