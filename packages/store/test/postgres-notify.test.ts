@@ -10,21 +10,9 @@ import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
 
 import { openPostgresStore, type PostgresStore } from '../src/postgres.ts';
-import { demoRun, rid } from './support.ts';
+import { demoRun, dropSchema, POSTGRES_URL, postgresSkip, rid } from './support.ts';
 
-const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function reachable(): Promise<string | undefined> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return undefined;
-  } catch (err) {
-    if (process.env.CI === 'true') throw err;
-    return `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping`;
-  }
-}
+const url = POSTGRES_URL;
 
 /** Reads of a run's log (SELECTs from the events table naming `runId`), counted from `reset()` on. */
 function countReads(): { of(runId: string): number; reset(): void; restore(): void } {
@@ -64,7 +52,7 @@ function follow(store: PostgresStore, runId: string, signal: AbortSignal) {
   return { events, until, done };
 }
 
-const skip = await reachable();
+const skip = await postgresSkip();
 
 describe('PostgreSQL notifications', { skip: skip ?? false }, () => {
   const schema = `sb_test_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -78,10 +66,7 @@ describe('PostgreSQL notifications', { skip: skip ?? false }, () => {
   after(async () => {
     await a.close();
     await b.close();
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await c.end();
+    await dropSchema(schema);
   });
 
   test("a store's own appends do not make its tails read again; another instance's do wake them", async () => {

@@ -11,21 +11,9 @@ import pg from 'pg';
 import { openPostgresStore, type PostgresStore } from '../src/postgres.ts';
 import { startMany } from '../src/postgres-start.ts';
 import type { Chat, Run, StartWrite } from '../src/store.ts';
-import { rid } from './support.ts';
+import { dropSchema, POSTGRES_URL, postgresSkip, rid } from './support.ts';
 
-const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function reachable(): Promise<string | undefined> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return undefined;
-  } catch (err) {
-    if (process.env.CI === 'true') throw err;
-    return `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping`;
-  }
-}
+const url = POSTGRES_URL;
 
 const T = 1_763_870_000_000;
 
@@ -45,7 +33,7 @@ function runWrite(chatId: string, runId: string, options: { exclusive?: boolean;
   };
 }
 
-const skip = await reachable();
+const skip = await postgresSkip();
 
 describe('PostgreSQL batched run starts', { skip: skip ?? false }, () => {
   const schema = `sb_test_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -58,10 +46,7 @@ describe('PostgreSQL batched run starts', { skip: skip ?? false }, () => {
   after(async () => {
     await store.close();
     await pool.end();
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await c.end();
+    await dropSchema(schema);
   });
 
   test('starts pushed in reverse chat-id order get their own results, in queue order', async () => {

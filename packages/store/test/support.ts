@@ -234,6 +234,33 @@ export const sqliteSetup: BackendSetup = async () => {
   };
 };
 
+/** The PostgreSQL the tests use: `DATABASE_URL`, else the local `test` database. */
+export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Why a PostgreSQL test skips: undefined when the server answers. In CI (`CI=true`) an unreachable
+ * server is an error, not a skip.
+ */
+export async function postgresSkip(url = POSTGRES_URL): Promise<string | undefined> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.end();
+    return undefined;
+  } catch (err) {
+    if (process.env.CI === 'true') throw err;
+    return `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping`;
+  }
+}
+
+/** Drops a test's schema. */
+export async function dropSchema(schema: string, url = POSTGRES_URL): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await c.end();
+}
+
 export const postgresSetup: BackendSetup = async () => {
   const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
