@@ -236,6 +236,24 @@ describe('WebSocket encoder: the contract in detail', () => {
     assert.deepEqual(complete.usage?.cache_creation, { ephemeral_5m_input_tokens: 1536, ephemeral_1h_input_tokens: 0 });
   });
 
+  test('a service_tier that is not a string stays in raw only; an empty chat id gives way to the run id (both found by the fuzz)', () => {
+    let seq = 0;
+    const ev = (e: Record<string, unknown>) => ({ runId: 'r', seq: seq++, ts: 1000 + seq, ...e }) as CanonicalEvent;
+    const raw = { input_tokens: 3, output_tokens: 2, service_tier: true, region: 'eu' };
+    const frames = encode([
+      ev({ type: 'run-start', version: 2, messageId: 'm', chatId: '' }),
+      ev({ type: 'usage', scope: 'total', usage: { inputTokens: 3, outputTokens: 2, raw } }),
+      ev({ type: 'run-finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2, raw } }),
+    ]);
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    assert.deepEqual(new Set(frames.map((f) => f.sessionId)), new Set(['r']));
+    const complete = frames.at(-1);
+    assert.ok(complete?.type === 'complete');
+    assert.equal(complete.usage?.service_tier, undefined);
+    assert.equal(complete.usage?.region, 'eu', 'the other extras still sit beside');
+    assert.deepEqual(complete.usage?.raw, raw, 'lossless: the provider object as received');
+  });
+
   test('persistenceState: transient for chunks, persisted with a sequenceNumber, pending without one', () => {
     // A store that numbers persisted events from 1001 and has not stored the tool_use yet.
     let counter = 1000;

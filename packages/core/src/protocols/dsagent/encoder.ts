@@ -45,7 +45,7 @@ function messageIdOf(runId: string, seq: number, k: number): string {
 }
 
 export interface DsAgentEncoderOptions {
-  /** `session_id` of every message. Default: the run's `chatId`, else its run id. */
+  /** `session_id` of every message. Default: the run's `chatId` (unless empty), else its run id. */
   sessionId?: string;
   /**
    * Content of delta messages: `increment` (the new text only; seed 003) or `accumulated` (the whole
@@ -256,7 +256,8 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
 
   function encode(e: CanonicalEvent, out: DsAgentRunMessage[]): void {
     const timestamp = isoTime(e.ts);
-    sessionId ??= e.type === 'run-start' ? (e.chatId ?? e.runId) : e.runId;
+    // As the WebSocket encoder: an empty chat id falls back to the run's.
+    sessionId ??= (e.type === 'run-start' && e.chatId) || e.runId;
     const session = sessionId;
     let k = 0;
 

@@ -28,7 +28,7 @@ import type { WsCitation, WsEvent, WsUsage } from './schema.ts';
 export type { WsEvent } from './schema.ts';
 
 export interface WsEncoderOptions {
-  /** `sessionId` of every frame. Default: the run's `chatId`, else its run id. */
+  /** `sessionId` of every frame. Default: the run's `chatId` (unless empty), else its run id. */
   sessionId?: string;
   /** `userId` of session_start. */
   userId?: string;
@@ -92,7 +92,12 @@ export function toWsUsage(u: Usage): WsUsage {
   if (raw !== undefined) {
     // An Anthropic-style usage object: its extras (service_tier, cache_creation, server_tool_use, …) beside.
     if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && ('input_tokens' in raw || 'output_tokens' in raw)) {
-      for (const k in raw) if (!USAGE_KEYS.has(k)) out[k] = raw[k];
+      for (const k in raw) {
+        if (USAGE_KEYS.has(k)) continue;
+        // The one extra the contract types (a string or null): any other service_tier stays in raw only.
+        if (k === 'service_tier' && typeof raw[k] !== 'string' && raw[k] !== null) continue;
+        out[k] = raw[k];
+      }
     }
     out.raw = raw;
   }
@@ -182,7 +187,8 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
     const timestamp = isoTime(e.ts);
     let k = 0;
     let sequence: number | undefined | null = null;
-    sessionId ??= e.type === 'run-start' ? (e.chatId ?? e.runId) : e.runId;
+    // A session id is never empty (the contract's min(1)): an empty chat id falls back to the run's.
+    sessionId ??= (e.type === 'run-start' && e.chatId) || e.runId;
     const session = sessionId;
 
     /** Appends one frame: `body` first, then the envelope (`owner`: the subagent whose frame it is). */
