@@ -157,12 +157,13 @@ export class RedisFanout {
    * that is missed). Returns the function that stops listening.
    */
   async subscribe(channel: string, listener: Listener): Promise<() => Promise<void>> {
+    const sub = this.subscriber();
     const name = this.prefix + channel;
     let set = this.listeners.get(name);
     if (!set) {
       set = new Set();
       this.listeners.set(name, set);
-      const ready = this.subscriber()
+      const ready = sub
         .subscribe(name, (message: string) => {
           for (const l of this.listeners.get(name) ?? []) l(message);
         })
