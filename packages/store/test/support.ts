@@ -237,20 +237,28 @@ export const sqliteSetup: BackendSetup = async () => {
 /** The PostgreSQL the tests use: `DATABASE_URL`, else the local `test` database. */
 export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** Why PostgreSQL cannot be used (a skip message), or undefined when the server answers. */
+async function postgresProblem(url: string): Promise<string | undefined> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await probe.connect();
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping`;
+  } finally {
+    await probe.end().catch(() => {});
+  }
+}
+
 /**
  * Why a PostgreSQL test skips: undefined when the server answers. In CI (`CI=true`) an unreachable
  * server is an error, not a skip.
  */
 export async function postgresSkip(url = POSTGRES_URL): Promise<string | undefined> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return undefined;
-  } catch (err) {
-    if (process.env.CI === 'true') throw err;
-    return `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping`;
-  }
+  const problem = await postgresProblem(url);
+  if (problem && process.env.CI === 'true')
+    throw new Error(`${problem.replace(/ — skipping$/, '')} (CI=true: a missing service is a failure)`);
+  return problem;
 }
 
 /** Drops a test's schema. */
@@ -262,25 +270,14 @@ export async function dropSchema(schema: string, url = POSTGRES_URL): Promise<vo
 }
 
 export const postgresSetup: BackendSetup = async () => {
-  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await probe.connect();
-  } catch (err) {
-    return { skip: `PostgreSQL not reachable at ${new URL(url).host} (set DATABASE_URL): ${(err as Error).message} — skipping` };
-  } finally {
-    await probe.end().catch(() => {});
-  }
+  const url = POSTGRES_URL;
+  const skip = await postgresProblem(url);
+  if (skip) return { skip };
   const schema = `sb_test_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
   return {
     name: 'PostgreSQL',
     open: () => openPostgresStore({ url, schema, pollIntervalMs: 50, maxConnections: 5 }),
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await c.end();
-    },
+    cleanup: () => dropSchema(schema, url),
   };
 };
 
