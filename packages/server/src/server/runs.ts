@@ -34,6 +34,7 @@ import type { AgentRegistry } from './agent-registry.ts';
 import { canSee, ownerOf, type Principal } from './auth.ts';
 import type { RedisFanout } from './fanout.ts';
 import { SignalMap, type VersionSignal } from './signal.ts';
+import { StartGate, settlesThisTurn } from './start-gate.ts';
 
 /** A run executing here. */
 export interface LocalRun {
@@ -174,6 +175,8 @@ export class RunManager {
   private readonly leaseMs: number;
   private readonly maxRunsPerCaller: number;
   private readonly callers = new Map<string, number>();
+  /** Runs starting: the runs already streaming wait for their first commits (start-gate.ts). */
+  private readonly gate = new StartGate();
   private leaseTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
 
@@ -347,14 +350,18 @@ export class RunManager {
       );
     // Counted from here, so simultaneous starts cannot all pass the check.
     this.callers.set(caller, (this.callers.get(caller) ?? 0) + 1);
+    const firstCommit = this.gate.begin();
     let started = false;
     try {
-      const entry = await this.startCounted(input);
+      const entry = await this.startCounted(input, firstCommit);
       started = true;
       void entry.done.then(() => this.release(caller));
       return entry;
     } finally {
-      if (!started) this.release(caller);
+      if (!started) {
+        firstCommit();
+        this.release(caller);
+      }
     }
   }
 
@@ -364,7 +371,7 @@ export class RunManager {
     else this.callers.set(caller, n);
   }
 
-  private async startCounted(input: StartRunInput): Promise<LocalRun> {
+  private async startCounted(input: StartRunInput, firstCommit: () => void): Promise<LocalRun> {
     const title = input.title ?? titleOf(input.userMessage?.content);
     // A chat the caller has just seen missing is created with the run, in one store write.
     const fresh = input.knownChat === null;
@@ -438,7 +445,7 @@ export class RunManager {
       },
     };
     this.local.set(runId, entry);
-    void this.pump(runId, run, resolve);
+    void this.pump(runId, run, resolve, ctl.signal, firstCommit);
     this.chats.bump(input.chatId);
     this.fanout?.publish(`chat:${input.chatId}`, JSON.stringify({ runId }));
     return entry;
@@ -448,9 +455,12 @@ export class RunManager {
    * Appends every event of the run to the store; the run ends stored whatever happens. Appends are
    * pipelined: while one is committing, the next events are taken from the agent and go in the next
    * append as one batch (one transaction), so a busy store gets fewer, larger commits and an idle one
-   * still writes each event at once. A store slower than the agent holds the agent back.
+   * still writes each event at once. A store slower than the agent holds the agent back. Once its
+   * first events are committed, or once its agent is found waiting for I/O (`firstCommit` is then
+   * called: its start is no longer in flight), the run gives way to runs starting: it takes no page
+   * while their starts are in flight (start-gate.ts), unless it is aborted.
    */
-  private async pump(runId: string, run: AgentRun, resolve: () => void): Promise<void> {
+  private async pump(runId: string, run: AgentRun, resolve: () => void, signal: AbortSignal, firstCommit: () => void): Promise<void> {
     let ended = false;
     let failure: { error: unknown } | undefined;
     const pending: CanonicalEvent[] = [];
@@ -482,7 +492,12 @@ export class RunManager {
       // request waits behind the runs started just before it.
       await new Promise<void>((resolve) => setImmediate(resolve));
       for (;;) {
-        const page = await nextPage();
+        // Runs starting go first (start-gate.ts).
+        const turn = committed ? this.gate.wait(signal) : undefined;
+        if (turn) await turn;
+        const next = nextPage();
+        if (!committed && !(await settlesThisTurn(next))) firstCommit();
+        const page = await next;
         if (page.done) break;
         if (failure) {
           await run.return?.();
@@ -496,6 +511,7 @@ export class RunManager {
         // committed, and every other request (and its first byte) would wait behind it.
         if (pending.length >= AHEAD || !committed) {
           await writer;
+          if (!committed) firstCommit();
           committed = true;
         }
         // An agent that never waits (and a store that answers in microtasks, like SQLite) would
@@ -512,6 +528,7 @@ export class RunManager {
       await run.return?.().catch(() => {});
     } finally {
       await writer;
+      firstCommit();
       if (!ended) await this.store.interruptRun(runId, 'The run stopped before it finished.').catch((err) => this.onError(err));
       this.local.delete(runId);
       resolve();
