@@ -7,8 +7,9 @@
  * A run ends when the agent ends, or when it is aborted: `abort(runId)` (the client that started
  * it went away, an explicit abort request, a new run superseding it, shutdown). The runner then
  * kills the agent's process (SIGTERM, SIGKILL after its grace period) and ends the run with
- * `run-abort`, so the partial message is persisted as `aborted`. A run the pump could not finish
- * (the store failed) is interrupted, so nothing stays `running`.
+ * `run-abort`, so the partial message is persisted as `aborted`. A run the pump (pump.ts) could not
+ * finish (the store failed) is interrupted, so nothing stays `running`. While runs are starting, the
+ * runs already streaming wait (start-gate.ts): first bytes before more bytes.
  *
  * One run at a time per chat: a new run in a chat first aborts the one in progress (here, or on
  * another instance through the Redis control channel) — it *supersedes* it — and then starts with
