@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CanonicalEvent } from '@switchboard/core';
-import { type AppendResult, openMemoryStore } from '@switchboard/store';
+import { type AppendResult, openMemoryStore, type Store } from '@switchboard/store';
 import type { AgentEvent } from '../src/agents/agent.ts';
+import type { InProcessAgentSpec } from '../src/server/agent-registry.ts';
 
 import { startServer } from '../src/server/start.ts';
 import { Gate, linesAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
@@ -84,6 +85,10 @@ describe('run schedule', () => {
     });
   }
 
+  /** A gateway on `store` with `agents`, quiet. */
+  const serve = (store: Store, agents: InProcessAgentSpec[]) =>
+    startServer({ port: 0, store, config: testConfig(), runOptions: { logger: quietLogger() }, onError: () => {}, agents });
+
   const start = (s: Awaited<ReturnType<typeof startServer>>, chatId: string, agent: string) =>
     s.core.runs.start({ chatId, agent, messages: [userMessage('go')], principal: { anonymous: true }, userMessage: { content: 'go' } });
 
@@ -100,14 +105,7 @@ describe('run schedule', () => {
       if (r.runId === secondRunId && streamingAtFirstCommit < 0) streamingAtFirstCommit = streaming.steps;
       return r;
     };
-    const s = await startServer({
-      port: 0,
-      store,
-      config: testConfig(),
-      runOptions: { logger: quietLogger() },
-      onError: () => {},
-      agents: [eagerAgent('streaming', 5000, streaming), eagerAgent('starting', 10, starting)],
-    });
+    const s = await serve(store, [eagerAgent('streaming', 5000, streaming), eagerAgent('starting', 10, starting)]);
     try {
       const first = await start(s, 'streaming', 'streaming');
       // Let it stream: wait for its steps to pass a few pages.
@@ -144,14 +142,7 @@ describe('run schedule', () => {
         yield { type: 'done', data: {} };
       })(),
     );
-    const s = await startServer({
-      port: 0,
-      store,
-      config: testConfig(),
-      runOptions: { logger: quietLogger() },
-      onError: () => {},
-      agents: [eagerAgent('streaming', 2000, streaming), silent],
-    });
+    const s = await serve(store, [eagerAgent('streaming', 2000, streaming), silent]);
     try {
       const first = await start(s, 'streaming', 'streaming');
       while (streaming.steps < 100) await new Promise((r) => setImmediate(r));
