@@ -65,6 +65,8 @@ export interface LoadRow {
   mbPerStream: number;
   /** The gateway's CPU time (user + system) per SSE event delivered, µs: steadier than events/s on a busy machine. */
   cpuUsPerEvent: number;
+  /** The same for the gateway's main thread alone (its event loop): what bounds events/s while another thread writes. */
+  loopUsPerEvent: number;
   failures: number;
   /** The first failure, when any. */
   firstFailure?: string;
@@ -98,10 +100,13 @@ function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-/** CPU time (user + system) of a process in ms, from /proc/<pid>/stat (Linux; NaN elsewhere). */
-function procCpuMs(pid: number): number {
+/**
+ * CPU time (user + system) in ms of a process (all its threads), or of one of its threads with
+ * `tid` (the process id itself: the main thread), from /proc (Linux; NaN elsewhere).
+ */
+function procCpuMs(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields 14 and 15 (utime, stime) in clock ticks: 100 per second on Linux.
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
@@ -318,10 +323,12 @@ async function measure(
     }, 5);
     const open = { now: 0, peak: 0 };
     const cpu0 = procCpuMs(server.pid);
+    const loop0 = procCpuMs(server.pid, server.pid);
     const t0 = performance.now();
     const results = await round(server, n, `load${n}`, expected, open);
     const wallMs = performance.now() - t0;
     const cpuMs = procCpuMs(server.pid) - cpu0;
+    const loopMs = procCpuMs(server.pid, server.pid) - loop0;
     clearInterval(sampler);
     const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
     const failed = results.filter((r) => r.error);
@@ -344,6 +351,7 @@ async function measure(
         peakRssMb,
         mbPerStream: (peakRssMb - idleRssMb) / Math.max(1, open.peak),
         cpuUsPerEvent: (cpuMs * 1000) / Math.max(1, events),
+        loopUsPerEvent: (loopMs * 1000) / Math.max(1, events),
         failures: failed.length,
         ...(failed[0]?.error ? { firstFailure: failed[0].error } : {}),
       },
@@ -406,6 +414,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         '× memory',
         'p99 × memory',
         'CPU µs/event',
+        'loop µs/event',
         'open at peak',
         'idle→peak RSS MB',
         'MB/stream',
@@ -422,6 +431,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         r.timeVsMemory === undefined ? '–' : fixed(r.timeVsMemory, 2),
         r.p99VsMemory === undefined ? '–' : fixed(r.p99VsMemory, 2),
         fixed(r.cpuUsPerEvent, 1),
+        fixed(r.loopUsPerEvent, 1),
         int(r.peakOpen),
         `${int(r.idleRssMb)}→${int(r.peakRssMb)}`,
         fixed(r.mbPerStream, 3),

@@ -23,7 +23,9 @@ describe('the store work of a run start (SQLite)', () => {
   let waiting: () => void = () => {};
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'switchboard-start-'));
-    store = await openSqliteStore({ path: join(dir, 'work.db') });
+    // Inline, so that the writes are counted on this thread (a file store's default runs the same
+    // statements on its writer thread, where this process's counters do not see them).
+    store = await openSqliteStore({ path: join(dir, 'work.db'), writer: 'inline' });
     s = await startServer({
       port: 0,
       store,

@@ -23,3 +23,13 @@ export class ConcurrentAppendError extends Error {
     this.name = 'ConcurrentAppendError';
   }
 }
+
+/** The error of a chat created with an id that is taken. */
+export function chatExists(chatId: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} already exists`);
+}
+
+/** The error of a run start that found another run of the chat in progress. */
+export function inProgress(chatId: string, blocker: string): StoreError {
+  return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
+}

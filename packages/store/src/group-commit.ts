@@ -19,6 +19,12 @@ export interface GroupLimits {
   maxEvents: number;
   /** The same while urgent writes are in the group (first bytes are waiting). */
   maxEventsWithUrgent: number;
+  /**
+   * Groups committing at once (default 1). More than one only for a backend that commits them in
+   * the order given, off the event loop (SQLite's writer thread): the next group is sent while the
+   * last commits, so the event loop streams one group while the thread writes the next.
+   */
+  inFlight?: number;
 }
 
 /** Most writes in one group commit. */
@@ -30,6 +36,13 @@ const MAX_GROUP = 2000;
  * at ≈ 10–20 ms; 50 while first bytes wait.
  */
 export const SYNC_GROUP: GroupLimits = { maxEvents: 500, maxEventsWithUrgent: 50 };
+
+/**
+ * For SQLite's writer thread: groups as small as on the event loop (what a group's acknowledgement
+ * releases is streamed in one turn), two in flight (one committing on the thread, the next queued
+ * behind it), so neither side waits for the other.
+ */
+export const THREAD_GROUP: GroupLimits = { ...SYNC_GROUP, inFlight: 2 };
 
 /**
  * For a backend whose commit waits on a server (PostgreSQL, Redis): the event loop is free while a
@@ -51,8 +64,10 @@ export class GroupCommit<C> {
   private readonly urgent: Queued<C>[] = [];
   /** The rest, in the order queued (a run queues one append at a time: first in, first out is fair). */
   private readonly queue: Queued<C>[] = [];
-  /** The group being committed. */
-  private flushing: Promise<void> | undefined;
+  /** Groups sent and not yet acknowledged (at most `limits.inFlight`). */
+  private inFlight = 0;
+  /** Their promises, for `drain`. */
+  private readonly flushing = new Set<Promise<void>>();
   /** The next group, waiting for the end of this turn. */
   private flushTimer: NodeJS.Immediate | undefined;
   private readonly dbCommit: (commit: C) => Promise<void>;
@@ -71,7 +86,7 @@ export class GroupCommit<C> {
 
   /**
    * Queues a commit for a coming group commit and resolves once it is stored. One group is in
-   * flight at a time; a group starts at the end of the event loop's turn. `size` is the number of
+   * flight at a time (`limits.inFlight`); a group starts at the end of the event loop's turn. `size` is the number of
    * events it writes; `urgent` puts it in the next group, ahead of what was queued before it.
    */
   commit(commit: C, size = 1, urgent = false): Promise<void> {
@@ -81,16 +96,19 @@ export class GroupCommit<C> {
     });
   }
 
-  /** Starts a group at the end of this turn, unless one is in flight (its end schedules the next). */
+  /** Starts a group at the end of this turn, unless as many as allowed are in flight (their end schedules the next). */
   private schedule(): void {
-    if (this.flushing || this.flushTimer) return;
+    if (this.inFlight >= (this.limits.inFlight ?? 1) || this.flushTimer) return;
     this.flushTimer = setImmediate(() => this.startFlush());
   }
 
   private startFlush(): void {
     if (this.flushTimer) clearImmediate(this.flushTimer);
     this.flushTimer = undefined;
-    this.flushing ??= this.flush();
+    if (this.inFlight >= (this.limits.inFlight ?? 1) || (this.urgent.length === 0 && this.queue.length === 0)) return;
+    this.inFlight++;
+    const flush = this.flush().finally(() => this.flushing.delete(flush));
+    this.flushing.add(flush);
   }
 
   /** The next group: the urgent writes, then queued ones up to the events limit. */
@@ -111,6 +129,8 @@ export class GroupCommit<C> {
 
   private async flush(): Promise<void> {
     const group = this.take();
+    // With room for another group in flight, what is queued meanwhile goes at the end of this turn.
+    if (this.urgent.length > 0 || this.queue.length > 0) this.schedule();
     let results: (unknown | undefined)[];
     try {
       results =
@@ -125,7 +145,7 @@ export class GroupCommit<C> {
     } catch (err) {
       results = group.map(() => err);
     }
-    this.flushing = undefined;
+    this.inFlight--;
     // What is still queued forms the next group, at the end of this turn.
     if (this.urgent.length > 0 || this.queue.length > 0) this.schedule();
     for (let i = 0; i < group.length; i++) {
@@ -143,9 +163,9 @@ export class GroupCommit<C> {
 
   /** Resolves once everything queued is committed (on close: nothing is left for a closed database). */
   async drain(): Promise<void> {
-    while (this.flushing || this.flushTimer || this.urgent.length > 0 || this.queue.length > 0) {
+    while (this.flushing.size > 0 || this.flushTimer || this.urgent.length > 0 || this.queue.length > 0) {
       this.startFlush();
-      await this.flushing;
+      await Promise.all(this.flushing);
     }
   }
 }

@@ -38,7 +38,7 @@ export { upToTerminal } from './local-tails.ts';
 export type { MemoryStoreOptions } from './memory.ts';
 export { MemoryData, MemoryStore, openMemoryStore } from './memory.ts';
 export type { AnyStore, OpenStoreOptions } from './open.ts';
-export { openPostgresStore, openRedisStore, openStore, sqlitePathOf } from './open.ts';
+export { openPostgresStore, openRedisStore, openStore, sqliteOptionsOf, sqlitePathOf } from './open.ts';
 // The PostgreSQL and Redis classes load their clients: import them from `@switchboard/store/postgres`
 // and `@switchboard/store/redis` (the openers above load them lazily).
 export type { PostgresStore, PostgresStoreOptions } from './postgres.ts';

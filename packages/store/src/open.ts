@@ -43,11 +43,29 @@ export function sqlitePathOf(url: string): string {
 }
 
 /**
+ * A `sqlite:` URL's options: its path (`sqlitePathOf`) and `?writer=thread|inline` (where the writes
+ * run, `SqliteStoreOptions.writer`).
+ */
+export function sqliteOptionsOf(url: string): SqliteStoreOptions {
+  const options: SqliteStoreOptions = { path: sqlitePathOf(url) };
+  const q = url.indexOf('?');
+  const writer = q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get('writer');
+  if (writer === 'thread' || writer === 'inline') options.writer = writer;
+  else if (writer !== null)
+    throw new StoreError(
+      'invalid',
+      `unknown writer ${JSON.stringify(writer)} in ${JSON.stringify(url)}: use writer=thread or writer=inline`,
+    );
+  return options;
+}
+
+/**
  * Opens a store. With no argument: `SWITCHBOARD_STORE_URL` if set, else SQLite at
  * `${SWITCHBOARD_DATA_DIR ?? './data'}/switchboard.db`.
  *
  * @example
  * const store = await openStore('sqlite:./data/switchboard.db');
+ * const store = await openStore('sqlite:./data/switchboard.db?writer=inline'); // writes on the event loop
  * const store = await openStore(process.env.DATABASE_URL);          // postgres://…
  * const store = await openStore({ kind: 'redis', url: 'redis://127.0.0.1:6379', prefix: 'app:' });
  * const store = await openStore('memory:');                        // in this process only, for tests and demos
@@ -72,7 +90,7 @@ export async function openStore(target?: string | OpenStoreOptions): Promise<Any
   switch (scheme) {
     case 'sqlite':
     case 'file':
-      return openSqliteStore({ path: scheme === 'file' ? new URL(url).pathname : sqlitePathOf(url) });
+      return openSqliteStore(scheme === 'file' ? { path: new URL(url).pathname } : sqliteOptionsOf(url));
     case 'postgres':
     case 'postgresql':
       return openPostgresStore({ url });

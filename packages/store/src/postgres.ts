@@ -10,7 +10,7 @@ import { ASYNC_GROUP } from './group-commit.ts';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
 import { startMany, startRunsFunction } from './postgres-start.ts';
 import type { PersistedMessage } from './projection.ts';
-import { chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
+import { chatInsertValues, chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
 import {
   BaseStore,
   type BaseStoreOptions,
@@ -195,14 +195,7 @@ export class PostgresStore extends BaseStore {
   private insertChat(c: pg.PoolClient | pg.Pool, chat: Chat): Promise<pg.QueryResult> {
     return c.query(
       `INSERT INTO ${this.s}.chats (id, title, metadata, owner, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-      [
-        chat.id,
-        chat.title ?? null,
-        chat.metadata ? JSON.stringify(chat.metadata) : null,
-        ownerColumn(chat),
-        chat.createdAt,
-        chat.updatedAt,
-      ],
+      chatInsertValues(chat),
     );
   }
 

@@ -39,6 +39,21 @@ export function runOf(r: Row): Run {
 }
 
 /**
+ * A new chat's values for `INSERT INTO chats (id, title, metadata, owner, created_at, updated_at)`,
+ * in that order: the inverse of {@link chatOf} for both SQL backends.
+ */
+export function chatInsertValues(chat: Chat): (string | number | null)[] {
+  return [
+    chat.id,
+    chat.title ?? null,
+    chat.metadata ? JSON.stringify(chat.metadata) : null,
+    ownerColumn(chat),
+    chat.createdAt,
+    chat.updatedAt,
+  ];
+}
+
+/**
  * A new run's values for `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq,
  * created_at, updated_at, lease_holder, lease_until)`, in that order, `last_seq` aside (the statement
  * writes -1): the inverse of {@link runOf} for both SQL backends.

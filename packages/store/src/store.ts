@@ -22,7 +22,7 @@ import {
   MAX_DEPTH,
 } from '@switchboard/core';
 
-import { ConcurrentAppendError, StoreError } from './errors.ts';
+import { ConcurrentAppendError, chatExists, inProgress, StoreError } from './errors.ts';
 import { GroupCommit, type GroupLimits, SYNC_GROUP } from './group-commit.ts';
 import { sameJson } from './json.ts';
 import { type LiveRun, LiveRuns } from './live-runs.ts';
@@ -150,7 +150,7 @@ export interface ListOptions {
   owner?: string;
 }
 
-export { ConcurrentAppendError, StoreError, type StoreErrorCode } from './errors.ts';
+export { ConcurrentAppendError, chatExists, inProgress, StoreError, type StoreErrorCode } from './errors.ts';
 
 /** The store interface every backend implements. */
 export interface Store {
@@ -279,16 +279,6 @@ export type Write = Commit | StartWrite;
 
 function isAppend(w: Write): w is Commit {
   return !('kind' in w);
-}
-
-/** The error of a chat created with an id that is taken. */
-export function chatExists(chatId: string): StoreError {
-  return new StoreError('conflict', `chat ${chatId} already exists`);
-}
-
-/** The error of a run start that found another run of the chat in progress. */
-export function inProgress(chatId: string, blocker: string): StoreError {
-  return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
 }
 
 /** Which `running` runs `recoverRuns` interrupts. */

@@ -84,6 +84,42 @@ describe('group commit', () => {
     assert.equal(groups.length, 1);
   });
 
+  test('with inFlight 2 the next group is sent while the last commits; acknowledgements keep their order', async () => {
+    // A backend that holds every group until the test lets it go (a writer thread, in order).
+    const sent: string[][] = [];
+    const release: (() => void)[] = [];
+    const gc = new GroupCommit<W>(
+      async () => {},
+      (ws) =>
+        new Promise((resolve) => {
+          sent.push(ws.map((w) => w.name));
+          release.push(() => resolve(ws.map(() => undefined)));
+        }),
+      { maxEvents: 2, maxEventsWithUrgent: 2, inFlight: 2 },
+    );
+    const acked: string[] = [];
+    const commit = (name: string) => gc.commit({ name, size: 1 }, 1).then(() => acked.push(name));
+    const all = ['a', 'b', 'c', 'd', 'e', 'f'].map(commit);
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await turn();
+    await turn();
+    // Two groups in flight, the third waits for one of them.
+    assert.deepEqual(sent, [
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    release[0]?.();
+    await turn();
+    await turn();
+    assert.deepEqual(acked, ['a', 'b']);
+    assert.deepEqual(sent.at(-1), ['e', 'f']);
+    release[1]?.();
+    release[2]?.();
+    await Promise.all(all);
+    assert.deepEqual(acked, ['a', 'b', 'c', 'd', 'e', 'f']);
+    assert.equal(sent.length, 3);
+  });
+
   test('drain() resolves once everything queued is written, over as many groups as it takes', async () => {
     const { gc, groups, commit } = recorder(LIMITS);
     const all = Array.from({ length: 10 }, (_, i) => commit(`w${i}`, 100));

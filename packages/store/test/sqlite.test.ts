@@ -15,7 +15,9 @@ import { defaultSqlitePath, openSqliteStore } from '../src/sqlite.ts';
 import { contract } from './contract.ts';
 import { sqliteSetup } from './support.ts';
 
-contract('SQLite', sqliteSetup);
+contract('SQLite', sqliteSetup());
+// Again with every write on the event loop (a file's default is the writer thread).
+contract('SQLite, writes inline', sqliteSetup({ writer: 'inline' }));
 
 const NODE = process.execPath;
 const CHILD = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;

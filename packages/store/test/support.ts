@@ -11,7 +11,7 @@ import { demoScript } from '../../server/src/agents/demo.ts';
 import { MemoryData, openMemoryStore } from '../src/memory.ts';
 import { openPostgresStore } from '../src/postgres.ts';
 import { openRedisStore } from '../src/redis.ts';
-import { openSqliteStore } from '../src/sqlite.ts';
+import { openSqliteStore, type SqliteStoreOptions } from '../src/sqlite.ts';
 import type { Store } from '../src/store.ts';
 
 export const FIXTURES = new URL('../../../test/fixtures/', import.meta.url).pathname;
@@ -224,15 +224,17 @@ export interface BackendEnv {
 
 export type BackendSetup = () => Promise<BackendEnv | { skip: string }>;
 
-export const sqliteSetup: BackendSetup = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-store-'));
-  const path = join(dir, 'test.db');
-  return {
-    name: 'SQLite',
-    open: () => openSqliteStore({ path, pollIntervalMs: 50 }),
-    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+export const sqliteSetup =
+  (options: SqliteStoreOptions = {}): BackendSetup =>
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-store-'));
+    const path = join(dir, 'test.db');
+    return {
+      name: 'SQLite',
+      open: () => openSqliteStore({ path, pollIntervalMs: 50, ...options }),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   };
-};
 
 /** The PostgreSQL the tests use: `DATABASE_URL`, else the local `test` database. */
 export const POSTGRES_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
