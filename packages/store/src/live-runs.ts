@@ -30,6 +30,8 @@ const MAX_STARTED = 4096;
 export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   /** Runs inserted here and not appended to yet. */
   private readonly fresh = new Map<string, R>();
+  /** Message ids made new for a run started here (`StartRunInit.newIds`: no stored message has them), until its first commit. */
+  private readonly newMessageIds = new Map<string, string>();
   private readonly src: {
     readEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
     getRun(runId: string): Promise<R | undefined>;
@@ -41,11 +43,16 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     this.src = src;
   }
 
-  /** A run this process has just inserted: its first append need not read it back. */
-  started(run: R): void {
+  /**
+   * A run this process has just inserted: its first append need not read it back, nor, when
+   * `newMessageId`, look its message id up.
+   */
+  started(run: R, newMessageId = false): void {
     // A run started and never appended to must not make this grow: the oldest go first.
     if (this.fresh.size >= MAX_STARTED) this.fresh.delete(this.fresh.keys().next().value as string);
+    if (this.newMessageIds.size >= MAX_STARTED) this.newMessageIds.delete(this.newMessageIds.keys().next().value as string);
     this.fresh.set(run.id, { ...run });
+    if (newMessageId && run.messageId !== undefined) this.newMessageIds.set(run.id, run.messageId);
   }
 
   /** The row `started` kept, once (a guess like any cached row: a stale one fails its commit and is read). */
@@ -63,11 +70,13 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   /** A run live here (or gone) is not just started any more. */
   override set(runId: string, live: LiveRun<R>): this {
     this.fresh.delete(runId);
+    this.newMessageIds.delete(runId);
     return super.set(runId, live);
   }
 
   override delete(runId: string): boolean {
     this.fresh.delete(runId);
+    this.newMessageIds.delete(runId);
     return super.delete(runId);
   }
 
@@ -89,6 +98,10 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
   async freeMessageId(wanted: string, runId: string): Promise<string> {
     const id = wanted || runId;
+    // The run's own new id (`started`), asked for once: nothing stored can have it.
+    const made = this.newMessageIds.get(runId);
+    this.newMessageIds.delete(runId);
+    if (made === id) return id;
     const taken = await this.src.getMessage(id);
     return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
   }

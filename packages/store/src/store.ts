@@ -115,6 +115,12 @@ export interface StartRunInit {
    * metadata, and the start fails with `conflict` ("already exists") when the chat exists after all.
    */
   newChat?: { metadata?: JsonObject };
+  /**
+   * `runId` and `messageId` were made just now by the caller from random UUIDs (as the gateway
+   * makes them): no stored run or message can have them, so the start does not look them up, nor
+   * its first append the message id (two reads fewer). Leave it unset for ids a client chose.
+   */
+  newIds?: boolean;
 }
 
 /** What an append did. */
@@ -547,7 +553,7 @@ export abstract class BaseStore implements Store {
 
   async startRun(init: StartRunInit): Promise<Run> {
     this.assertOpen();
-    const existing = await this.dbGetRun(init.runId);
+    const existing = init.newIds ? undefined : await this.dbGetRun(init.runId);
     if (existing) {
       if (existing.chatId !== init.chatId)
         throw new StoreError('conflict', `run ${init.runId} belongs to chat ${existing.chatId}, not ${init.chatId}`);
@@ -572,7 +578,7 @@ export abstract class BaseStore implements Store {
       if (blocker !== undefined && blocker !== init.runId) throw inProgress(init.chatId, blocker);
     }
     if (write.inserted) {
-      this.live.started(run);
+      this.live.started(run, init.newIds === true && init.messageId !== undefined);
       return run;
     }
     const stored = await this.dbGetRun(init.runId);

@@ -35,6 +35,19 @@ describe('SQLite store work', () => {
     assert.ok(r.statements <= 60, `${r.statements} statements`);
   });
 
+  test('a start whose ids the caller made new (newIds): neither the run nor the message id is looked up', async () => {
+    const startAndAppend = (id: string, newIds: boolean) =>
+      countSqliteWork(async () => {
+        await store.startRun({ chatId: id, runId: id, messageId: `msg_${id}`, exclusive: true, userMessage: { content: 'hi' }, newIds });
+        await store.append(demoRun('hi', id).slice(0, 3));
+      });
+    const looked = await startAndAppend('ids-looked-up', false);
+    const made = await startAndAppend('ids-made-new', true);
+    // Two reads fewer: the run id at the start, the message id at the first append.
+    assert.equal(made.statements, looked.statements - 2);
+    assert.equal((await store.getRun('ids-made-new'))?.messageId, 'msg_ids-made-new');
+  });
+
   test("a run's appends: one statement for the run row, one per event", async () => {
     const events = demoRun('count me', 'counted');
     await store.startRun({ chatId: 'counted', runId: 'counted', exclusive: true, userMessage: { content: 'count me' } });

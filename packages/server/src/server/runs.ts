@@ -385,6 +385,8 @@ export class RunManager {
       runId,
       messageId,
       exclusive: true,
+      // Both made here from random UUIDs: the store need not look them up.
+      ...(input.runId === undefined && input.continues === undefined ? { newIds: true } : {}),
       ...(this.leaseMs > 0 ? { lease: { holder: this.instanceId, until: this.now() + this.leaseMs } } : {}),
       ...(input.userMessage ? { userMessage: input.userMessage } : {}),
       ...(title ? { title } : {}),
