@@ -130,7 +130,14 @@ export class WriterThread implements WriterPort {
       const id = this.nextId++;
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { op, resolve: resolve as (value: never) => void, reject });
-      this.worker.postMessage({ id, op, args } satisfies WriterRequest);
+      try {
+        this.worker.postMessage({ id, op, args } satisfies WriterRequest);
+      } catch (err) {
+        // Not cloneable (a function in a value): this write fails, the thread is fine.
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.worker.unref();
+        reject(err);
+      }
     });
   }
 

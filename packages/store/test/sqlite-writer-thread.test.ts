@@ -89,6 +89,16 @@ describe('SQLite writer thread', () => {
     await store.close();
   });
 
+  test('a write that cannot be sent to the thread fails alone; the next one and close() go through', async () => {
+    const store = await fresh();
+    const writer = (store as unknown as { writer: { call(op: string, ...args: unknown[]): Promise<unknown> } }).writer;
+    const chat = { id: 'c', createdAt: 1, updatedAt: 1 };
+    await assert.rejects(writer.call('updateChat', { ...chat, metadata: { f: () => 1 } }), { name: 'DataCloneError' });
+    await store.createChat({ id: 'next' });
+    assert.equal((await store.getChat('next'))?.id, 'next');
+    await store.close();
+  });
+
   test('a store left open does not keep its process alive', { timeout: 60_000 }, async () => {
     const path = join(dir, 'left-open.db');
     const src = new URL('../src/sqlite.ts', import.meta.url).href;
