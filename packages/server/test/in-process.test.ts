@@ -71,3 +71,38 @@ test('pages: nextPage gives the events of one agent step together, next() the sa
     'a step that makes several events gives them in one page',
   );
 });
+
+test('a step still pending when the run is aborted may fail later: handled, no unhandled rejection', async () => {
+  const agent = { name: 'late', framework: 'claude' as const, limits: LIMITS };
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  const { promise: failed, resolve: failedNow } = Promise.withResolvers<void>();
+  const client = new AbortController();
+  try {
+    const run = runInProcess(agent, { runId: 'r_late', messages: [], signal: client.signal }, { logger: quietLogger() }, (ctx) => {
+      async function* lines(): AsyncGenerator<AgentEvent> {
+        yield { type: 'start', data: { model: 'late' } };
+        // Ignores the abort for a turn, then fails: its step is left behind by then.
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        await new Promise((resolve) => setImmediate(resolve));
+        failedNow();
+        throw new Error('failed after the run had stopped');
+      }
+      return decode(lines(), 'claude', decoderOptions(ctx, 'late'));
+    });
+    const first = await run.next();
+    assert.equal(first.done, false);
+    const rest = collect({ [Symbol.asyncIterator]: () => run });
+    client.abort('client disconnected');
+    const events = await rest;
+    assert.equal(events.at(-1)?.type, 'run-abort');
+    await failed;
+    // Unhandled rejections are reported after the microtasks of the turn that made them.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});

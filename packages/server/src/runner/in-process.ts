@@ -148,10 +148,10 @@ export function runInProcess(
           while (!stop && !closing) {
             pending = true;
             const step = source.next();
-            // Left behind when the run stops first: its failure is nobody's business then.
-            step.catch(() => {});
             // Whichever comes first: the step, or a stop (one promise per step; Promise.race
-            // would also leave a reaction on a shared "stopped" promise per event).
+            // would also leave a reaction on a shared "stopped" promise per event). A step left
+            // behind when the run stops first rejects into `reject` of a settled promise: handled,
+            // and nobody's business then.
             const next = await new Promise<IteratorResult<CanonicalEvent> | typeof STOPPED>((resolve, reject) => {
               wakeStop = () => resolve(STOPPED);
               step.then(resolve, reject);
