@@ -85,9 +85,10 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Queues a commit for a coming group commit and resolves once it is stored. One group is in
-   * flight at a time (`limits.inFlight`); a group starts at the end of the event loop's turn. `size` is the number of
-   * events it writes; `urgent` puts it in the next group, ahead of what was queued before it.
+   * Queues a commit for a coming group commit and resolves once it is stored. At most
+   * `limits.inFlight` groups (one by default) are in flight; a group starts at the end of the event
+   * loop's turn. `size` is the number of events it writes; `urgent` puts it in the next group, ahead
+   * of what was queued before it.
    */
   commit(commit: C, size = 1, urgent = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
