@@ -185,18 +185,48 @@ async function startGateway(dataDir: string, config: string, storeEnv: Record<st
   };
 }
 
-interface StreamResult {
+/** What one client received. */
+interface Received {
   /** From the request written to the socket to the first body byte. */
   ttfbMs: number;
   /** From the request's creation in this process to the first body byte (includes this load generator's own queueing). */
   ttfbFromStartMs: number;
+  status: number;
+  /** The whole body. */
+  text: string;
+  /** A transport error (the request or the response failed). */
+  error?: string;
+}
+
+/** A received stream, checked. */
+interface StreamResult extends Omit<Received, 'text'> {
   events: number;
   /** Why the stream is wrong, when it is. */
   error?: string;
 }
 
-/** One client: POST /api/chat, read the whole SSE body, check it. */
-function oneClient(server: Server, agent: Agent, id: string, expected: string, open: { now: number; peak: number }): Promise<StreamResult> {
+/**
+ * Checks one stream: status 200, `data: [DONE]` at the end, the demo's text, a finish chunk. Run
+ * after the round, not as each stream ends: the load generator shares the machine's cores with the
+ * gateway, and during the timed window it only reads bytes (as wrk and autocannon do).
+ */
+function checkStream(r: Received, expected: string): StreamResult {
+  const { text, ...rest } = r;
+  if (r.error) return { ...rest, events: 0 };
+  const events = text.split('\n\n').filter((e) => e.includes('data:')).length;
+  let error: string | undefined;
+  if (r.status !== 200) error = `status ${r.status}: ${text.slice(0, 200)}`;
+  else if (!text.endsWith('data: [DONE]\n\n')) error = 'the stream does not end with data: [DONE]';
+  else {
+    const s = summarize(parseUiSse(text));
+    if (s.text !== expected) error = `text ${JSON.stringify(s.text.slice(0, 80))}… differs from the demo's answer`;
+    else if (!s.finished) error = 'no finish chunk';
+  }
+  return { ...rest, events, ...(error ? { error } : {}) };
+}
+
+/** One client: POST /api/chat, read the whole SSE body (checked later: `checkStream`). */
+function oneClient(server: Server, agent: Agent, id: string, open: { now: number; peak: number }): Promise<Received> {
   const body = JSON.stringify({
     id,
     agent: 'demo',
@@ -230,20 +260,11 @@ function oneClient(server: Server, agent: Agent, id: string, expected: string, o
         });
         res.on('error', (e) => {
           open.now--;
-          done({ ...ttfb(), events: 0, error: e.message });
+          done({ ...ttfb(), status: res.statusCode ?? 0, text, error: e.message });
         });
         res.on('end', () => {
           open.now--;
-          const events = text.split('\n\n').filter((e) => e.includes('data:')).length;
-          let error: string | undefined;
-          if (res.statusCode !== 200) error = `status ${res.statusCode}: ${text.slice(0, 200)}`;
-          else if (!text.endsWith('data: [DONE]\n\n')) error = 'the stream does not end with data: [DONE]';
-          else {
-            const s = summarize(parseUiSse(text));
-            if (s.text !== expected) error = `text ${JSON.stringify(s.text.slice(0, 80))}… differs from the demo's answer`;
-            else if (!s.finished) error = 'no finish chunk';
-          }
-          done({ ...ttfb(), events, ...(error ? { error } : {}) });
+          done({ ...ttfb(), status: res.statusCode ?? 0, text });
         });
       },
     );
@@ -251,15 +272,16 @@ function oneClient(server: Server, agent: Agent, id: string, expected: string, o
     req.on('finish', () => {
       sentAt = performance.now();
     });
-    req.on('error', (e) => done({ ...ttfb(), events: 0, error: e.message }));
+    req.on('error', (e) => done({ ...ttfb(), status: 0, text: '', error: e.message }));
     req.end(body);
   });
 }
 
-async function round(server: Server, n: number, label: string, expected: string, open: { now: number; peak: number }) {
+/** N clients at once; what each received (unchecked: `checkStream`). */
+async function round(server: Server, n: number, label: string, open: { now: number; peak: number }): Promise<Received[]> {
   const agent = new Agent({ keepAlive: false, maxSockets: n });
   try {
-    return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, `${label}-${i}`, expected, open)));
+    return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, `${label}-${i}`, open)));
   } finally {
     agent.destroy();
   }
@@ -312,7 +334,7 @@ async function measure(
         : {};
   const server = await startGateway(dir, config, storeEnv, nodeArgs);
   try {
-    const warm = await round(server, WARMUP, `warm${n}`, expected, { now: 0, peak: 0 });
+    const warm = (await round(server, WARMUP, `warm${n}`, { now: 0, peak: 0 })).map((r) => checkStream(r, expected));
     const bad = warm.find((r) => r.error);
     if (bad) fail(`load (${store}): warm-up request failed: ${bad.error}`);
     const idleRssMb = procMb(server.pid, 'VmRSS');
@@ -325,12 +347,14 @@ async function measure(
     const cpu0 = procCpuMs(server.pid);
     const loop0 = procCpuMs(server.pid, server.pid);
     const t0 = performance.now();
-    const results = await round(server, n, `load${n}`, expected, open);
+    const received = await round(server, n, `load${n}`, open);
     const wallMs = performance.now() - t0;
     const cpuMs = procCpuMs(server.pid) - cpu0;
     const loopMs = procCpuMs(server.pid, server.pid) - loop0;
     clearInterval(sampler);
     const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
+    // Every stream checked, once the timed window is over.
+    const results = received.map((r) => checkStream(r, expected));
     const failed = results.filter((r) => r.error);
     const sorted = (xs: number[]) => xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
     const ttfb = sorted(results.map((r) => r.ttfbMs));
@@ -373,7 +397,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }
   console.log(
     `\nload) Concurrent SSE clients on one gateway (node packages/server/dist/main.js, own process), demo agent at full speed, per store\n` +
-      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read and checked;\n` +
+      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read (and checked after the round);\n` +
       `   a fresh server per row, ${WARMUP} warm-up requests, then all N at once. TTFB: from the request written to the socket to the first body byte\n` +
       `   (p99 from start: from its creation here, this process's own queueing included). MB/stream = (peak RSS − idle RSS) / most streams open at once;\n` +
       `   × memory = this store's wall time ÷ the in-memory store's at the same N (1.00 = no cost for durability)\n`,
