@@ -34,7 +34,7 @@ import type { ClientTool, ResumeAnswer, RunMessage, RunOptions } from '../runner
 import type { AgentRegistry } from './agent-registry.ts';
 import { canSee, ownerOf, type Principal } from './auth.ts';
 import type { RedisFanout } from './fanout.ts';
-import { pump } from './pump.ts';
+import { type PumpContext, pump } from './pump.ts';
 import { SignalMap, type VersionSignal } from './signal.ts';
 import { StartGate } from './start-gate.ts';
 
@@ -173,6 +173,8 @@ export class RunManager {
   private readonly callers = new Map<string, number>();
   /** Runs starting: the runs already streaming wait for their first commits (start-gate.ts). */
   private readonly gate = new StartGate();
+  /** What every run's pump uses of this manager (pump.ts). */
+  private readonly pumpContext: PumpContext;
   private leaseTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
 
@@ -188,6 +190,7 @@ export class RunManager {
     this.instanceId = options.instanceId ?? randomUUID();
     this.leaseMs = options.leaseMs ?? 6000;
     this.maxRunsPerCaller = options.maxRunsPerCaller ?? 0;
+    this.pumpContext = { store: this.store, gate: this.gate, onError: this.onError };
   }
 
   /** Listens for aborts sent by other instances; starts renewing leases and sweeping for expired ones. */
@@ -443,8 +446,7 @@ export class RunManager {
       },
     };
     this.local.set(runId, entry);
-    const pumpContext = { store: this.store, gate: this.gate, onError: this.onError };
-    void pump(pumpContext, runId, run, ctl.signal, firstCommit, () => {
+    void pump(this.pumpContext, runId, run, ctl.signal, firstCommit, () => {
       this.local.delete(runId);
       resolve();
     });
