@@ -12,9 +12,10 @@ import { chatInsertValues, ownerColumn, type Row, runInsertValues } from './rows
 import type { Chat, Commit, Run, Write } from './store.ts';
 
 /** The schema version this code writes. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
-const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+/** The schema's migrations, in order (exported for the upgrade test). */
+export const SQLITE_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
     version: 1,
     name: 'chats, runs, events, messages',
@@ -74,6 +75,32 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       UPDATE chats SET owner = json_extract(metadata, '$.owner')
        WHERE metadata IS NOT NULL AND json_valid(metadata) AND json_type(metadata, '$.owner') = 'text';
       CREATE INDEX chats_owner ON chats (owner, updated_at DESC, id) WHERE owner IS NOT NULL;
+    `,
+  },
+  {
+    // Events were clustered by (run_id, seq): with many live runs, every group commit wrote one
+    // scattered page per run (and split it in the middle of the tree). They are now stored in the
+    // order appended, so a commit fills the pages at the table's end, and found by run through a
+    // small index on the run's integer key (docs/benchmarks.md, "Events in the order appended").
+    version: 3,
+    name: 'events in append order, indexed by an integer run key',
+    sql: `
+      ALTER TABLE runs ADD COLUMN n INTEGER;
+      UPDATE runs SET n = rowid;
+      CREATE UNIQUE INDEX runs_n ON runs (n);
+      CREATE TABLE events_by_append (
+        n INTEGER PRIMARY KEY,
+        run_n INTEGER NOT NULL REFERENCES runs (n) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        ts REAL NOT NULL,
+        data TEXT NOT NULL
+      );
+      INSERT INTO events_by_append (run_n, seq, type, ts, data)
+        SELECT r.n, e.seq, e.type, e.ts, e.data FROM events e JOIN runs r ON r.id = e.run_id ORDER BY r.n, e.seq;
+      DROP TABLE events;
+      ALTER TABLE events_by_append RENAME TO events;
+      CREATE UNIQUE INDEX events_run ON events (run_n, seq);
     `,
   },
 ];
@@ -155,7 +182,7 @@ export class SqliteWriter {
           'schema',
           `database ${this.path} has schema version ${current}; this code supports up to ${SQLITE_SCHEMA_VERSION}`,
         );
-      for (const m of MIGRATIONS) {
+      for (const m of SQLITE_MIGRATIONS) {
         if (m.version <= current) continue;
         this.db.exec(m.sql);
         this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now);
@@ -289,9 +316,10 @@ export class SqliteWriter {
       }
       if (!this.insertChatRow(chat)) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(run.createdAt, run.chatId);
     }
+    // `n`, the run's key in the events table, is the next integer: the write lock makes it unique.
     const r = this.stmt(
-      `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
-         VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until, n)
+         VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, (SELECT IFNULL(MAX(n), 0) + 1 FROM runs)) ON CONFLICT (id) DO NOTHING`,
     ).run(...runInsertValues(run));
     if (Number(r.changes) === 0) return { blocker: undefined, inserted: false }; // started concurrently: keep the first
     if (user) this.upsertMessage(user);
@@ -311,16 +339,17 @@ export class SqliteWriter {
   private commitOne(c: Commit): void {
     // The run's row moves first, on the condition that nobody appended since it was read: one
     // statement for the check and the update (a savepoint or the transaction undoes it on failure).
+    // It answers with the run's key in the events table.
     const moved = this.stmt(
       `UPDATE runs SET last_seq = ?, status = ?, finish_reason = ?, updated_at = ?, message_id = COALESCE(?, message_id)
-         WHERE id = ? AND last_seq = ?`,
-    ).run(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId, c.expectedLastSeq);
-    if (Number(moved.changes) === 0) {
+         WHERE id = ? AND last_seq = ? RETURNING n`,
+    ).get(c.run.lastSeq, c.run.status, c.run.finishReason ?? null, c.run.updatedAt, c.run.messageId ?? null, c.runId, c.expectedLastSeq);
+    if (!moved) {
       if (!this.get('SELECT 1 FROM runs WHERE id = ?', c.runId)) throw new StoreError('not_found', `no run ${c.runId}`);
       throw new ConcurrentAppendError();
     }
-    const insert = this.stmt('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
-    for (const e of c.events) insert.run(c.runId, e.seq, e.type, e.ts, e.json);
+    const insert = this.stmt('INSERT INTO events (run_n, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)');
+    for (const e of c.events) insert.run(moved.n as number, e.seq, e.type, e.ts, e.json);
     if (c.message) this.upsertMessage(c.message);
     if (c.chatUpdatedAt !== undefined) this.stmt('UPDATE chats SET updated_at = ? WHERE id = ?').run(c.chatUpdatedAt, c.chatId);
   }

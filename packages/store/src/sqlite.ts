@@ -142,8 +142,8 @@ export class SqliteStore extends BaseStore {
   protected async dbReadEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]> {
     const rows =
       limit === undefined
-        ? this.all('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq', runId, after)
-        : this.all('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?', runId, after, limit);
+        ? this.all(`${EVENTS_OF_RUN} ORDER BY seq`, runId, after)
+        : this.all(`${EVENTS_OF_RUN} ORDER BY seq LIMIT ?`, runId, after, limit);
     return rows.map((r) => JSON.parse(r.data as string) as CanonicalEvent);
   }
 
@@ -185,6 +185,9 @@ export class SqliteStore extends BaseStore {
     }
   }
 }
+
+/** A run's events after a seq, found through the run's integer key (schema version 3). */
+const EVENTS_OF_RUN = 'SELECT data FROM events WHERE run_n = (SELECT n FROM runs WHERE id = ?) AND seq > ?';
 
 /** The settings the writer thread's connection takes (what structured clone can carry). */
 function connectionOptions(o: SqliteConnectionOptions): SqliteConnectionOptions {

@@ -11,9 +11,11 @@ import { validate } from '@switchboard/core/schema';
 
 import { openStore, sqlitePathOf } from '../src/open.ts';
 import { project } from '../src/projection.ts';
+import { runInsertValues } from '../src/rows.ts';
 import { defaultSqlitePath, openSqliteStore } from '../src/sqlite.ts';
+import { SQLITE_MIGRATIONS } from '../src/sqlite-writer.ts';
 import { contract } from './contract.ts';
-import { sqliteSetup } from './support.ts';
+import { demoRun, rid, sqliteSetup } from './support.ts';
 
 contract('SQLite', sqliteSetup());
 // Again with every write on the event loop (a file's default is the writer thread).
@@ -37,11 +39,68 @@ describe('SQLite specifics', () => {
           .prepare('SELECT version FROM schema_migrations')
           .all()
           .map((r) => r.version),
-        [1, 2],
+        [1, 2, 3],
       );
       db.close();
       assert.equal(defaultSqlitePath({ SWITCHBOARD_DATA_DIR: '/srv/sb' }), '/srv/sb/switchboard.db');
       assert.equal(defaultSqlitePath({}), './data/switchboard.db');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a version 2 database (events clustered by run) upgrades: every event kept, in order, appends go on, deletes cascade', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-upgrade-'));
+    try {
+      const path = join(dir, 'v2.db');
+      const old = new DatabaseSync(path);
+      old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+      for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 2)) {
+        old.exec(m.sql);
+        old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+      }
+      old.prepare("INSERT INTO chats (id, created_at, updated_at) VALUES ('c', 1, 1)").run();
+      // Two runs written the version 2 way: one complete, one still running halfway.
+      const done = demoRun('hello there', rid('done'));
+      const live = demoRun('tool Rome', rid('live'));
+      const half = Math.floor(live.length / 2);
+      const rows = [
+        { events: done, status: 'complete' },
+        { events: live.slice(0, half), status: 'running' },
+      ];
+      for (const { events, status } of rows) {
+        const runId = events[0].runId;
+        old
+          .prepare(
+            `INSERT INTO runs (id, chat_id, message_id, user_message_id, status, last_seq, created_at, updated_at, lease_holder, lease_until)
+               VALUES (?, ?, ?, ?, ?, ${events.length - 1}, ?, ?, ?, ?)`,
+          )
+          .run(...runInsertValues({ id: runId, chatId: 'c', status, lastSeq: -1, createdAt: 1, updatedAt: 1 } as never));
+        for (const e of events)
+          old
+            .prepare('INSERT INTO events (run_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)')
+            .run(runId, e.seq, e.type, e.ts, JSON.stringify(e));
+      }
+      old.close();
+
+      const store = await openSqliteStore({ path });
+      assert.equal(store.schemaVersion(), 3);
+      assert.deepEqual(await store.read(done[0].runId), done);
+      assert.deepEqual(await store.read(live[0].runId, { after: 1, limit: 2 }), live.slice(2, 4));
+      await store.append(live.slice(half));
+      assert.deepEqual(await store.read(live[0].runId), live);
+      assert.equal((await store.getRun(live[0].runId))?.status, 'complete');
+      // A run started after the upgrade gets the next key, and its events are its own.
+      const next = demoRun('hello again', rid('next'));
+      await store.startRun({ runId: next[0].runId, chatId: 'c' });
+      await store.append(next);
+      assert.deepEqual(await store.read(next[0].runId), next);
+      assert.deepEqual(await store.read(done[0].runId), done);
+      assert.equal(await store.deleteChat('c'), true);
+      await store.close();
+      const db = new DatabaseSync(path);
+      assert.deepEqual({ ...db.prepare('SELECT COUNT(*) AS n FROM events').get() }, { n: 0 });
+      db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
