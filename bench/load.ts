@@ -33,7 +33,8 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 /** The stores the section can run on. */
 export const LOAD_STORES = ['sqlite', 'postgres', 'memory'] as const;
 export type LoadStore = (typeof LOAD_STORES)[number];
-const PROMPT = 'Hello from the load benchmark';
+/** The default prompt: the demo's full script, every block kind. */
+export const LOAD_PROMPT = 'Hello from the load benchmark';
 const WARMUP = 20;
 
 export interface LoadOptions {
@@ -45,6 +46,17 @@ export interface LoadOptions {
   nodeArgs?: string[];
   /** Skip `npm run build` (the dist is known to be fresh). */
   noBuild?: boolean;
+  /**
+   * The prompt every client sends (default {@link LOAD_PROMPT}). A short script, `text hi` (7
+   * events), leaves mostly the start of each run: what time to first byte is made of.
+   */
+  prompt?: string;
+}
+
+/** What every client sends, and the text its stream must carry. */
+interface Workload {
+  prompt: string;
+  expected: string;
 }
 
 export interface LoadRow {
@@ -226,12 +238,12 @@ function checkStream(r: Received, expected: string): StreamResult {
 }
 
 /** One client: POST /api/chat, read the whole SSE body (checked later: `checkStream`). */
-function oneClient(server: Server, agent: Agent, id: string, open: { now: number; peak: number }): Promise<Received> {
+function oneClient(server: Server, agent: Agent, prompt: string, id: string, open: { now: number; peak: number }): Promise<Received> {
   const body = JSON.stringify({
     id,
     agent: 'demo',
     trigger: 'submit-message',
-    messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: PROMPT }] }],
+    messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: prompt }] }],
   });
   return new Promise((done) => {
     const t0 = performance.now();
@@ -278,19 +290,25 @@ function oneClient(server: Server, agent: Agent, id: string, open: { now: number
 }
 
 /** N clients at once; what each received (unchecked: `checkStream`). */
-async function round(server: Server, n: number, label: string, open: { now: number; peak: number }): Promise<Received[]> {
+async function round(
+  server: Server,
+  prompt: string,
+  n: number,
+  label: string,
+  open: { now: number; peak: number },
+): Promise<Received[]> {
   const agent = new Agent({ keepAlive: false, maxSockets: n });
   try {
-    return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, `${label}-${i}`, open)));
+    return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, prompt, `${label}-${i}`, open)));
   } finally {
     agent.destroy();
   }
 }
 
-/** The demo's answer to PROMPT. */
-function expectedAnswer(): string {
+/** The demo's answer to a prompt. */
+function expectedAnswer(prompt: string): string {
   let text = '';
-  for (const e of demoScript(PROMPT)) if (e.type === 'text') text += (e.data as { content: string }).content;
+  for (const e of demoScript(prompt)) if (e.type === 'text') text += (e.data as { content: string }).content;
   return text;
 }
 
@@ -319,7 +337,7 @@ async function dropSchema(schema: string): Promise<void> {
 async function measure(
   store: LoadStore,
   n: number,
-  expected: string,
+  work: Workload,
   nodeArgs: string[],
 ): Promise<{ row: LoadRow; eventsPerStream: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'switchboard-load-'));
@@ -334,7 +352,7 @@ async function measure(
         : {};
   const server = await startGateway(dir, config, storeEnv, nodeArgs);
   try {
-    const warm = (await round(server, WARMUP, `warm${n}`, { now: 0, peak: 0 })).map((r) => checkStream(r, expected));
+    const warm = (await round(server, work.prompt, WARMUP, `warm${n}`, { now: 0, peak: 0 })).map((r) => checkStream(r, work.expected));
     const bad = warm.find((r) => r.error);
     if (bad) fail(`load (${store}): warm-up request failed: ${bad.error}`);
     const idleRssMb = procMb(server.pid, 'VmRSS');
@@ -347,14 +365,14 @@ async function measure(
     const cpu0 = procCpuMs(server.pid);
     const loop0 = procCpuMs(server.pid, server.pid);
     const t0 = performance.now();
-    const received = await round(server, n, `load${n}`, open);
+    const received = await round(server, work.prompt, n, `load${n}`, open);
     const wallMs = performance.now() - t0;
     const cpuMs = procCpuMs(server.pid) - cpu0;
     const loopMs = procCpuMs(server.pid, server.pid) - loop0;
     clearInterval(sampler);
     const peakRssMb = Math.max(sampledPeak, hwm ? procMb(server.pid, 'VmHWM') : 0);
     // Every stream checked, once the timed window is over.
-    const results = received.map((r) => checkStream(r, expected));
+    const results = received.map((r) => checkStream(r, work.expected));
     const failed = results.filter((r) => r.error);
     const sorted = (xs: number[]) => xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
     const ttfb = sorted(results.map((r) => r.ttfbMs));
@@ -388,7 +406,8 @@ async function measure(
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const expected = expectedAnswer();
+  const prompt = options.prompt ?? LOAD_PROMPT;
+  const work: Workload = { prompt, expected: expectedAnswer(prompt) };
   const stores = options.stores ?? LOAD_STORES;
   const nodeArgs = options.nodeArgs ?? [];
   if (!options.noBuild) {
@@ -397,7 +416,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }
   console.log(
     `\nload) Concurrent SSE clients on one gateway (node packages/server/dist/main.js, own process), demo agent at full speed, per store\n` +
-      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(PROMPT)} (every block kind), whole stream read (and checked after the round);\n` +
+      `   each client: POST /api/chat on 127.0.0.1 (one connection), prompt ${JSON.stringify(prompt)}${prompt === LOAD_PROMPT ? ' (every block kind)' : ''}, whole stream read (and checked after the round);\n` +
       `   a fresh server per row, ${WARMUP} warm-up requests, then all N at once. TTFB: from the request written to the socket to the first body byte\n` +
       `   (p99 from start: from its creation here, this process's own queueing included). MB/stream = (peak RSS − idle RSS) / most streams open at once;\n` +
       `   × memory = this store's wall time ÷ the in-memory store's at the same N (1.00 = no cost for durability)\n`,
@@ -414,7 +433,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       }
     }
     for (const n of options.clients) {
-      const m = await measure(store, n, expected, nodeArgs);
+      const m = await measure(store, n, work, nodeArgs);
       eventsPerStream = m.eventsPerStream;
       rows.push(m.row);
     }
@@ -465,10 +484,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   );
   for (const s of skipped) console.log(`\n  ${s.store}: skipped — ${s.reason}`);
   console.log(
-    `\n  ${eventsPerStream} SSE events per stream (the demo's full script); every stream checked: status 200, the demo's text, a finish chunk, data: [DONE].`,
+    `\n  ${eventsPerStream} SSE events per stream${prompt === LOAD_PROMPT ? " (the demo's full script)" : ''}; every stream checked: status 200, the demo's text, a finish chunk, data: [DONE].`,
   );
   const failedRow = rows.find((r) => r.failures > 0);
   if (failedRow)
     fail(`load (${failedRow.store}): ${failedRow.failures} of ${failedRow.clients} streams failed, first: ${failedRow.firstFailure}`);
-  return { prompt: PROMPT, eventsPerStream, rows, skipped };
+  return { prompt, eventsPerStream, rows, skipped };
 }

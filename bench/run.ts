@@ -17,7 +17,7 @@
  * Options: --only convert|process|readers|think|load|web (one section), --quick (small sizes, seconds),
  * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
  * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N,
- * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof", --load-prompt "text hi".
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -51,6 +51,7 @@ const { values: args } = parseArgs({
     'load-clients': { type: 'string' },
     'load-stores': { type: 'string' },
     'load-node-args': { type: 'string' },
+    'load-prompt': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
   },
 });
@@ -386,6 +387,7 @@ if (runs('load')) {
     clients: LOAD_CLIENTS,
     stores: LOAD_STORE_LIST,
     noBuild: args['no-build'] ?? false,
+    ...(args['load-prompt'] ? { prompt: args['load-prompt'] } : {}),
     ...(args['load-node-args'] ? { nodeArgs: args['load-node-args'].split(' ').filter(Boolean) } : {}),
   });
   json.load = r;
