@@ -290,13 +290,7 @@ function oneClient(server: Server, agent: Agent, prompt: string, id: string, ope
 }
 
 /** N clients at once; what each received (unchecked: `checkStream`). */
-async function round(
-  server: Server,
-  prompt: string,
-  n: number,
-  label: string,
-  open: { now: number; peak: number },
-): Promise<Received[]> {
+async function round(server: Server, prompt: string, n: number, label: string, open: { now: number; peak: number }): Promise<Received[]> {
   const agent = new Agent({ keepAlive: false, maxSockets: n });
   try {
     return await Promise.all(Array.from({ length: n }, (_, i) => oneClient(server, agent, prompt, `${label}-${i}`, open)));
