@@ -17,7 +17,7 @@
  * Options: --only convert|process|readers|think|load|web (one section), --quick (small sizes, seconds),
  * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
  * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N,
- * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof", --load-prompt "text hi".
+ * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof", --load-prompt "text hi", --load-warmup N (default 1000).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     'load-stores': { type: 'string' },
     'load-node-args': { type: 'string' },
     'load-prompt': { type: 'string' },
+    'load-warmup': { type: 'string' },
     'no-build': { type: 'boolean', default: false },
   },
 });
@@ -388,6 +389,7 @@ if (runs('load')) {
     stores: LOAD_STORE_LIST,
     noBuild: args['no-build'] ?? false,
     ...(args['load-prompt'] ? { prompt: args['load-prompt'] } : {}),
+    ...(args['load-warmup'] ? { warmup: intArg(args['load-warmup'], 1000, 'load-warmup') } : {}),
     ...(args['load-node-args'] ? { nodeArgs: args['load-node-args'].split(' ').filter(Boolean) } : {}),
   });
   json.load = r;
