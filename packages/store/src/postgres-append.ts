@@ -107,8 +107,9 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
   const runIds = commits.map((c) => c.runId);
   // Each table's rows as ONE JSON parameter (json_to_recordset): JSON.stringify and PostgreSQL's
   // JSON parser are both native, where the driver's array literals are escaped in JavaScript.
-  const runs = commits.map((c) => ({
+  const runs = commits.map((c, k) => ({
     run_id: c.runId,
+    k,
     expected: c.expectedLastSeq,
     last_seq: c.run.lastSeq,
     status: c.run.status,
@@ -116,21 +117,39 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
     updated_at: c.run.updatedAt,
     message_id: c.run.messageId ?? null,
   }));
-  const events: { run_id: string; seq: number; type: string; ts: number; data: string }[] = [];
-  for (const c of commits) for (const e of c.events) events.push({ run_id: c.runId, seq: e.seq, type: e.type, ts: e.ts, data: e.json });
+  // The events as columns: their commit's index, seqs, types and times as arrays of numbers and short
+  // names, and their JSON texts joined by newlines (JSON.stringify never writes one): no JSON text
+  // is escaped into another, which PostgreSQL's JSON parser would then unescape a character at a time.
+  const ks: number[] = [];
+  const seqs: number[] = [];
+  const types: string[] = [];
+  const times: number[] = [];
+  const texts: string[] = [];
+  commits.forEach((c, k) => {
+    for (const e of c.events) {
+      ks.push(k);
+      seqs.push(e.seq);
+      types.push(e.type);
+      times.push(e.ts);
+      texts.push(e.json);
+    }
+  });
+  // The messages' metadata (JSON text too) the same way: joined by newlines, the k-th with the k-th row.
+  const metadata: string[] = [];
   const messages = commits
     .filter((c) => c.message)
     .map((c) => {
       const m = c.message as NonNullable<Commit['message']>;
+      metadata.push(JSON.stringify(m.metadata));
       return {
         id: m.id,
         chat_id: c.chatId,
         run_id: c.runId,
         content: m.content,
-        metadata: JSON.stringify(m.metadata),
         state: m.persistenceState,
         created_at: m.createdAt,
         updated_at: m.updatedAt,
+        k: metadata.length,
       };
     });
   const chats = commits
@@ -142,7 +161,7 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
       name: `switchboard_append_many_${db.schema}`,
       text: `WITH c AS (
          SELECT * FROM json_to_recordset($1::json)
-           AS c (run_id text, expected integer, last_seq integer, status text, finish_reason text, updated_at bigint, message_id text)
+           AS c (run_id text, k integer, expected integer, last_seq integer, status text, finish_reason text, updated_at bigint, message_id text)
        ), moved AS (
          UPDATE ${db.s}.runs r
             SET last_seq = c.last_seq, status = c.status, finish_reason = c.finish_reason, updated_at = c.updated_at,
@@ -152,15 +171,18 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
          RETURNING r.id
        ), ins AS (
          INSERT INTO ${db.s}.events (run_id, seq, type, ts, data)
-         SELECT u.run_id, u.seq, u.type, u.ts, u.data
-           FROM json_to_recordset($2::json) AS u (run_id text, seq integer, type text, ts double precision, data text)
-          WHERE u.run_id IN (SELECT id FROM moved)
+         SELECT c.run_id, u.seq, u.type, u.ts, u.data
+           FROM unnest($7::integer[], $8::integer[], $9::text[], $10::double precision[], string_to_array($2::text, E'\\n'))
+             AS u (k, seq, type, ts, data)
+           JOIN c ON c.k = u.k
+          WHERE c.run_id IN (SELECT id FROM moved)
          RETURNING 1
        ), msg AS (
          INSERT INTO ${db.s}.messages (id, chat_id, run_id, role, content, metadata, persistence_state, created_at, updated_at)
-         SELECT m.id, m.chat_id, m.run_id, 'assistant', m.content, m.metadata, m.state, m.created_at, m.updated_at
+         SELECT m.id, m.chat_id, m.run_id, 'assistant', m.content, d.metadata, m.state, m.created_at, m.updated_at
            FROM json_to_recordset($3::json)
-             AS m (id text, chat_id text, run_id text, content text, metadata text, state text, created_at bigint, updated_at bigint)
+             AS m (id text, chat_id text, run_id text, content text, state text, created_at bigint, updated_at bigint, k integer)
+           JOIN unnest(string_to_array($11::text, E'\\n')) WITH ORDINALITY AS d (metadata, k) ON d.k = m.k
           WHERE m.run_id IN (SELECT id FROM moved)
          ON CONFLICT (id) DO UPDATE SET run_id = excluded.run_id, content = excluded.content, metadata = excluded.metadata,
            persistence_state = excluded.persistence_state, updated_at = excluded.updated_at
@@ -180,11 +202,16 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
               (SELECT count(*) FROM msg) AS messages, (SELECT count(*) FROM chat) AS chats, (SELECT count(*) FROM note) AS notified`,
       values: [
         JSON.stringify(runs),
-        JSON.stringify(events),
+        texts.join('\n'),
         JSON.stringify(messages),
         JSON.stringify(chats),
         POSTGRES_CHANNEL,
         notifyPayloads(db, runIds),
+        ks,
+        seqs,
+        types,
+        times,
+        metadata.join('\n'),
       ],
     });
   } catch {

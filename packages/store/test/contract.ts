@@ -421,7 +421,8 @@ export function contract(label: string, setup: BackendSetup): void {
 
     test('group commit: appends of many runs at once are all stored, each resolves after its commit, tails see every event once', async () => {
       const chatId = rid('chat');
-      const runs = Array.from({ length: 12 }, () => demoRun('group', rid('run')));
+      // A different answer per run: a message written with another run's metadata would show.
+      const runs = Array.from({ length: 12 }, (_, i) => demoRun(`text group ${i} ${'word '.repeat(i)}`, rid('run')));
       for (const events of runs) await store.startRun({ chatId: `${chatId}-${events[0].runId}`, runId: events[0].runId });
       const tails = runs.map((events) => collect(store.tail(events[0].runId)));
       // Every run appends in small batches, all interleaved: they share group commits.
@@ -436,8 +437,13 @@ export function contract(label: string, setup: BackendSetup): void {
       );
       const tailed = await Promise.all(tails);
       for (let i = 0; i < runs.length; i++) {
-        assert.deepEqual(await store.read(runs[i][0].runId), runs[i]);
+        const runId = runs[i][0].runId;
+        assert.deepEqual(await store.read(runId), runs[i]);
         assert.deepEqual(tailed[i], runs[i]);
+        // Its message, written in the same groups (first commit and last), is its own.
+        const run = await store.getRun(runId);
+        const message = await store.getMessage(run?.messageId as string);
+        assert.deepEqual(message, project(runs[i], { runId, chatId: `${chatId}-${runId}`, messageId: run?.messageId }, 'persisted'));
       }
     });
 
