@@ -16,6 +16,7 @@ import {
   idProblem,
   MAX_DEPTH,
   type Machine,
+  tooDeepAt,
 } from '../packages/core/src/index.ts';
 import { guard } from '../packages/core/src/inputs/guard.ts';
 import { Emitter } from '../packages/core/src/model/emitter.ts';
@@ -92,6 +93,21 @@ describe('decoder guard', () => {
     const objects = [...d.push(deep(10_000), { event: 1 }), ...d.end()];
     assert.equal(objects.find((e) => e.type === 'error')?.code, 'too_deep');
     assert.equal(validate(objects).ok, true);
+  });
+
+  test('tooDeepAt: undefined at the limit, the path of the first field past it', () => {
+    const nest = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 1; i < levels; i++) v = i % 2 ? { a: v } : [v];
+      return v;
+    };
+    // nest(n) holds n − 1 levels of objects and arrays; the outer object adds one.
+    assert.equal(tooDeepAt(nest(MAX_DEPTH + 1)), undefined);
+    assert.equal(tooDeepAt({ ok: [1, { b: 2 }], deep: nest(MAX_DEPTH) }), undefined);
+    assert.equal(tooDeepAt({ ok: [1, { b: 2 }], deep: nest(MAX_DEPTH + 1) }), 'deep[0].a[0].a[0].a[0]…');
+    assert.match(tooDeepAt({ ok: [1, { b: 2 }], deep: nest(MAX_DEPTH + 2) }) ?? '', /^deep(\.a|\[0\])+…$/);
+    assert.equal(tooDeepAt({ x: [{ y: nest(3) }] }, 3), 'x[0].y');
+    assert.equal(tooDeepAt({ x: [{ y: 1 }] }, 3), undefined);
   });
 
   test('__proto__ keys: removed with a warning that keeps the value; null-prototype objects read', () => {

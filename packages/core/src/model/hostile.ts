@@ -99,6 +99,8 @@ function scanObject(v: object, depth: number, key: string | undefined, maxDepth:
  */
 export function tooDeepAt(value: unknown, maxDepth = MAX_DEPTH): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
+  // Nearly every value is within the limit: the walk that allocates a path per node is only for one that is not.
+  if ((scan(value, maxDepth) & TOO_DEEP) === 0) return undefined;
   const stack: [unknown, number, (string | number)[]][] = [[value, 1, []]];
   while (stack.length > 0) {
     const [v, depth, path] = stack.pop() as [unknown, number, (string | number)[]];
