@@ -292,7 +292,11 @@ export class PostgresStore extends BaseStore {
     return (await this.rows(`SELECT * FROM ${this.s}.runs WHERE chat_id = $1 ORDER BY n`, [chatId])).map(runOf);
   }
 
-  protected async dbRunningRuns(): Promise<Run[]> {
+  protected async dbRunningRuns(leaseEndedBefore?: number): Promise<Run[]> {
+    if (leaseEndedBefore !== undefined)
+      return (
+        await this.rows(`SELECT * FROM ${this.s}.runs WHERE status = 'running' AND lease_until < $1 ORDER BY n`, [leaseEndedBefore])
+      ).map(runOf);
     return (await this.rows(`SELECT * FROM ${this.s}.runs WHERE status = 'running' ORDER BY n`)).map(runOf);
   }
 

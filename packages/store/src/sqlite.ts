@@ -135,7 +135,9 @@ export class SqliteStore extends BaseStore {
     return this.all('SELECT * FROM runs WHERE chat_id = ? ORDER BY created_at, rowid', chatId).map(runOf);
   }
 
-  protected async dbRunningRuns(): Promise<Run[]> {
+  protected async dbRunningRuns(leaseEndedBefore?: number): Promise<Run[]> {
+    if (leaseEndedBefore !== undefined)
+      return this.all("SELECT * FROM runs WHERE status = 'running' AND lease_until < ? ORDER BY created_at", leaseEndedBefore).map(runOf);
     return this.all("SELECT * FROM runs WHERE status = 'running' ORDER BY created_at").map(runOf);
   }
 

@@ -471,7 +471,12 @@ export abstract class BaseStore implements Store {
   ): Promise<string | undefined>;
   protected abstract dbGetRun(runId: string): Promise<Run | undefined>;
   protected abstract dbListRuns(chatId: string): Promise<Run[]>;
-  protected abstract dbRunningRuns(): Promise<Run[]>;
+  /**
+   * The running runs; with `leaseEndedBefore`, a backend may return only those whose lease ended
+   * before that time (the sweep for orphaned runs then reads no more than it interrupts). Callers
+   * filter again, so returning them all is correct, only slower.
+   */
+  protected abstract dbRunningRuns(leaseEndedBefore?: number): Promise<Run[]>;
   protected abstract dbReadEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
   protected abstract dbCommit(commit: Commit): Promise<void>;
   /**
@@ -781,7 +786,7 @@ export abstract class BaseStore implements Store {
     const now = this.now();
     const cutoff = now - (options.olderThanMs ?? 0);
     const out: string[] = [];
-    for (const run of await this.dbRunningRuns()) {
+    for (const run of await this.dbRunningRuns(options.expiredLeases ? now : undefined)) {
       if (options.expiredLeases) {
         if (run.leaseUntil === undefined || run.leaseUntil >= now) continue;
         if (options.exceptHolder !== undefined && run.leaseHolder === options.exceptHolder) continue;

@@ -4,6 +4,7 @@
  * packages/server/test/run-start-work.test.ts.
  */
 import assert from 'node:assert/strict';
+import { StatementSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 
 import { openSqliteStore, type SqliteStore } from '../src/sqlite.ts';
@@ -20,6 +21,31 @@ describe('SQLite store work', () => {
     await store.append(warm.slice(5));
   });
   after(() => store.close());
+
+  test('the sweep for orphaned runs reads only the runs whose lease ended, not every running run', async () => {
+    const now = Date.now();
+    for (let i = 0; i < 30; i++)
+      await store.startRun({ chatId: `leased-${i}`, runId: `leased-${i}`, lease: { holder: 'alive', until: now + 60_000 } });
+    for (let i = 0; i < 2; i++)
+      await store.startRun({ chatId: `orphan-${i}`, runId: `orphan-${i}`, lease: { holder: 'dead', until: now - 1000 } });
+    let rows = 0;
+    const all = StatementSync.prototype.all;
+    StatementSync.prototype.all = function (this: StatementSync, ...args: Parameters<typeof all>) {
+      const out = all.apply(this, args);
+      rows += out.length;
+      return out;
+    };
+    let swept: string[];
+    try {
+      swept = await store.recoverRuns({ expiredLeases: true, exceptHolder: 'me' });
+    } finally {
+      StatementSync.prototype.all = all;
+    }
+    assert.deepEqual(swept.sort(), ['orphan-0', 'orphan-1']);
+    // The two orphans (and what interrupting them reads), not the 30 live runs.
+    assert.ok(rows < 30, `${rows} rows read`);
+    assert.equal((await store.getRun('leased-0'))?.status, 'running');
+  });
 
   test('ten runs started in one turn: one transaction', async () => {
     const r = await countSqliteWork(() =>
