@@ -30,11 +30,12 @@ describe('SQLite store work', () => {
       await store.startRun({ chatId: `orphan-${i}`, runId: `orphan-${i}`, lease: { holder: 'dead', until: now - 1000 } });
     let rows = 0;
     const all = StatementSync.prototype.all;
-    StatementSync.prototype.all = function (this: StatementSync, ...args: Parameters<typeof all>) {
-      const out = all.apply(this, args);
+    const counting = function (this: StatementSync, ...args: unknown[]) {
+      const out = (all as (...a: unknown[]) => unknown[]).apply(this, args);
       rows += out.length;
       return out;
     };
+    StatementSync.prototype.all = counting as typeof all;
     let swept: string[];
     try {
       swept = await store.recoverRuns({ expiredLeases: true, exceptHolder: 'me' });
