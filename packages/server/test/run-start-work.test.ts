@@ -51,25 +51,28 @@ describe('the store work of a run start (SQLite)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Starts a run in a new chat; resolves with its response once the agent waits at its gate. */
-  async function start(chatId: string): Promise<Response> {
+  /**
+   * Starts a run in a new chat; resolves once the agent waits at its gate, with its response (which
+   * comes with the run's first event, after the gate: the head waits for it, sse-response.ts).
+   */
+  async function start(chatId: string): Promise<{ response: Promise<Response> }> {
     gate = new Gate();
     const reached = new Promise<void>((resolve) => {
       waiting = resolve;
     });
-    const res = await api(s.url, '/api/chat?agent=held', { json: { id: chatId, messages: [userMessage('hi')] } });
+    const response = api(s.url, '/api/chat?agent=held', { json: { id: chatId, messages: [userMessage('hi')] } });
     await reached;
     if (chatId === 'warm') {
       gate.open();
-      await res.text();
+      await (await response).text();
     }
-    return res;
+    return { response };
   }
 
   test('POST /api/chat for a new chat: its start-up writes are one transaction', async () => {
     const r = await countSqliteWork(() => start('c1'));
     gate.open();
-    await r.value.text();
+    await (await r.value.response).text();
     // The chat, the run and the user message in one transaction (was 2: the chat on its own); 5
     // statements (was 12, then 8, then 6): the chat looked up, the user message id checked, the
     // three inserts. The run id is not checked: the gateway made it (and the message id) from

@@ -9,7 +9,6 @@
  * - posting a `runId` that already exists in the thread again (a retry) does not start anything: it
  *   answers that run's stream (after `Last-Event-ID` when given).
  */
-import { resumeSseResponse } from '@switchboard/store';
 import { z } from 'zod';
 
 import { canSee } from './auth.ts';
@@ -20,6 +19,7 @@ import { agUiContinuation } from './continuation.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
 import { requestBody, requestSignal } from './request-io.ts';
 import type { LocalRun } from './runs.ts';
+import { sseResponse } from './sse-response.ts';
 
 const ID = requestIdSchema;
 
@@ -148,7 +148,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
       return jsonError(409, `A run with id ${input.runId} already exists`, { code: 'run_exists' });
     const last = lastEventIdOf(c);
     if (!last.ok) return last.response;
-    return resumeSseResponse(core.store, existing.id, 'ag-ui', last.id, {
+    return sseResponse(c, core.store, existing.id, 'ag-ui', last.id, {
       namespace: core.namespace,
       signal: requestSignal(c),
       headers: runHeaders(existing.id, chatId),
@@ -193,7 +193,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
     return startErrorResponse(err);
   }
   abortOnDisconnect(c, run);
-  return resumeSseResponse(core.store, run.runId, 'ag-ui', null, {
+  return sseResponse(c, core.store, run.runId, 'ag-ui', null, {
     namespace: core.namespace,
     signal: requestSignal(c),
     headers: runHeaders(run.runId, chatId),

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseFrameId } from '@switchboard/core';
-import { activeRun, resumeSseResponse, supersedeMessages } from '@switchboard/store';
+import { activeRun, supersedeMessages } from '@switchboard/store';
 
 import { canSee } from './auth.ts';
 import { type ChatRequest, clientToolsOf, lastUserText, parseChatRequest } from './chat-request.ts';
@@ -31,6 +31,7 @@ import { errorResponse, jsonError } from './errors.ts';
 import { regeneratedIds } from './regenerate.ts';
 import { requestBody, requestSignal } from './request-io.ts';
 import { type LocalRun, RunStartError } from './runs.ts';
+import { sseResponse } from './sse-response.ts';
 
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -142,7 +143,7 @@ export async function postChat(c: GatewayContext): Promise<Response> {
   }
   abortOnDisconnect(c, run);
   await supersedeMessages(core.store, chatId, [...replaced]);
-  return resumeSseResponse(core.store, run.runId, 'ai-sdk', null, {
+  return sseResponse(c, core.store, run.runId, 'ai-sdk', null, {
     namespace: core.namespace,
     messageMetadata: true,
     signal: requestSignal(c),
@@ -164,7 +165,7 @@ export async function resumeChat(c: GatewayContext): Promise<Response> {
   if (!last.ok) return last.response;
   const run = await activeRun(core.store, chatId);
   if (!run) return new Response(null, { status: 204 });
-  return resumeSseResponse(core.store, run.id, 'ai-sdk', last.id, {
+  return sseResponse(c, core.store, run.id, 'ai-sdk', last.id, {
     namespace: core.namespace,
     messageMetadata: true,
     signal: requestSignal(c),

@@ -19,6 +19,12 @@ function nodeObjects(c: GatewayContext): { incoming?: IncomingMessage; outgoing?
   return (c.env ?? {}) as { incoming?: IncomingMessage; outgoing?: ServerResponse };
 }
 
+/** Node's response to the request, when the gateway runs on Node's HTTP server (`sse-response.ts` writes to it). */
+export function nodeResponse(c: GatewayContext): ServerResponse | undefined {
+  const { outgoing } = nodeObjects(c);
+  return outgoing?.writeHead ? outgoing : undefined;
+}
+
 /** The request body as text, at most `maxBytes` (see `readBody`). */
 export function requestBody(c: GatewayContext, maxBytes: number): Promise<BodyResult> {
   const { incoming } = nodeObjects(c);

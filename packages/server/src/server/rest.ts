@@ -3,13 +3,14 @@
  * agents. A chat of another token answers 404, like a chat that does not exist.
  */
 import { isProtocol, type Protocol } from '@switchboard/core';
-import { type Chat, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run, resumeSseResponse } from '@switchboard/store';
+import { type Chat, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run } from '@switchboard/store';
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
 import type { GatewayContext } from './context.ts';
 import { jsonError } from './errors.ts';
 import { requestSignal } from './request-io.ts';
+import { sseResponse } from './sse-response.ts';
 
 const MAX_PAGE = 200;
 
@@ -136,7 +137,7 @@ export async function runStream(c: GatewayContext): Promise<Response> {
   const run = await visibleRun(c, runId);
   if (!run) return jsonError(404, `No run ${runId}`);
   const core = c.get('core');
-  return resumeSseResponse(core.store, run.id, protocol as Protocol, last.id, {
+  return sseResponse(c, core.store, run.id, protocol as Protocol, last.id, {
     namespace: core.namespace,
     messageMetadata: true,
     signal: requestSignal(c),
