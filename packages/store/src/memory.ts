@@ -120,13 +120,16 @@ export class MemoryStore extends BaseStore {
     return runs;
   }
 
-  private putMessage(m: PersistedMessage): void {
+  private putMessage(message: PersistedMessage): void {
+    // Stored as the other backends store it, JSON text read back: the commit's message shares the
+    // projector's objects (and could hold what JSON drops, an undefined field).
+    const m = JSON.parse(JSON.stringify(message)) as PersistedMessage;
     const old = this.messages.get(m.id);
     if (old) {
-      this.messages.set(m.id, { ...copy(m), createdAt: old.createdAt } as PersistedMessage);
+      this.messages.set(m.id, { ...m, createdAt: old.createdAt } as PersistedMessage);
       return;
     }
-    this.messages.set(m.id, copy(m));
+    this.messages.set(m.id, m);
     const list = this.chatMessages.get(m.chatId);
     if (list) list.push(m.id);
     else this.chatMessages.set(m.chatId, [m.id]);

@@ -32,7 +32,7 @@ export { mergeProviderMetadata } from './message.ts';
 
 const CLOSING = new Set(['run-finish', 'run-abort']);
 
-function copy<T>(v: T): T {
+function copyJson<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
@@ -195,8 +195,14 @@ export class Projector {
 
   // ---- output -----------------------------------------------------------------------------
 
-  /** The message as of the last applied event. Returns fresh objects (safe to keep or mutate). */
-  snapshot(persistenceState: PersistenceState = 'transient'): AssistantMessage {
+  /**
+   * The message as of the last applied event. Returns fresh objects (safe to keep or mutate), unless
+   * `shared`: then its arrays and objects are the projector's own, for a caller that serializes the
+   * message before the next event is applied (the store's commit, under the run's lock), and the
+   * deep copy of every part is saved.
+   */
+  snapshot(persistenceState: PersistenceState = 'transient', shared = false): AssistantMessage {
+    const copy = shared ? <T>(v: T): T => v : copyJson;
     this.mirror.flush();
     const parts = copy(this.mirror.parts);
     const processing: ReasoningSpan[] = [];

@@ -681,7 +681,9 @@ export abstract class BaseStore implements Store {
         }
         for (const e of fresh) live.projector.apply(e);
         if (finished || last.seq - live.lastWritten >= WRITE_EVERY || live.lastWritten < 0) {
-          commit.message = live.projector.snapshot(finished ? 'persisted' : 'pending');
+          // Shared with the projector, not copied: the commit serializes it before this run's next
+          // event is applied (the run's lock is held until the commit is stored).
+          commit.message = live.projector.snapshot(finished ? 'persisted' : 'pending', true);
           if (messageId !== undefined) commit.message.id = messageId;
         }
         if (finished) commit.chatUpdatedAt = t;

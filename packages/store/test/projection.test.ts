@@ -17,6 +17,16 @@ const RUNS: [string, CanonicalEvent[]][] = [
 ];
 
 describe('projection', () => {
+  test('a shared snapshot (what the store commits) is the same message, without the copies', () => {
+    const events = kitchenSink('shared-run', 'shared-chat');
+    const p = new Projector({ runId: 'shared-run', chatId: 'shared-chat' });
+    for (const e of events.slice(0, 30)) p.apply(e);
+    const shared = p.snapshot('pending', true);
+    assert.deepEqual(JSON.parse(JSON.stringify(shared)), p.snapshot('pending'));
+    assert.equal(p.snapshot('pending', true).metadata.steps, shared.metadata.steps, 'the projector’s own arrays');
+    assert.notEqual(p.snapshot('pending').metadata.steps, shared.metadata.steps, 'a copy');
+  });
+
   for (const [name, events] of RUNS) {
     test(`${name}: a snapshot after any prefix equals the projection of that prefix; re-applied events are ignored`, () => {
       fc.assert(
