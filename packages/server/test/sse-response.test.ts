@@ -106,6 +106,12 @@ describe('the SSE response on Node and elsewhere', () => {
     assert.ok(res.headers.get('x-switchboard-run-id'));
     assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
     assert.equal(res.headers.has('x-hono-already-sent'), false);
+    // A finished run's stream: its first page is read at once, its head still waits for the middleware.
+    const runId = res.headers.get('x-switchboard-run-id') ?? '';
+    const replay = await fetch(`${url}/api/runs/${runId}/stream`, { headers: { origin: ORIGIN } });
+    assert.match(await replay.text(), /data: \[DONE\]/);
+    assert.equal(replay.headers.get('access-control-allow-origin'), ORIGIN);
+    assert.match(replay.headers.get('vary') ?? '', /Origin/);
   });
 
   test('the same bytes as the web Response (app.request), whole and resumed', async () => {

@@ -82,8 +82,7 @@ async function writeSse(
 ): Promise<void> {
   const onClose = () => ctl.abort('client disconnected');
   res.once('close', onClose);
-  // The head waits for the first page, at most HEAD_WAIT_MS. The middleware has finished by the
-  // time either happens: the route's response went back to it in this turn, and both wait longer.
+  // The head waits for the first page, at most HEAD_WAIT_MS.
   let timer: NodeJS.Timeout | undefined = setTimeout(() => {
     timer = undefined;
     if (!res.headersSent && !res.destroyed) {
@@ -92,6 +91,10 @@ async function writeSse(
     }
   }, HEAD_WAIT_MS);
   try {
+    // The middleware finishes with the route's response (CORS adds `Vary` to it) in this turn's
+    // microtasks: the head, which copies its headers, is written in a later turn. A live run's first
+    // page waits for a commit anyway; a finished run's would otherwise be read within this turn.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for await (const chunk of text) {
       if (res.destroyed) break;
       writeHead(c, res, headers);
