@@ -11,8 +11,8 @@
  * stream. Measured per N: time to first body byte (p50 / p99, from the request's start), SSE events
  * received by all clients / wall time, and the server's memory per open stream: (peak RSS during the
  * load − RSS when idle after the warm-up) / the most streams open at once (header received,
- * `[DONE]` not yet): what the measured round added. Every stream is checked: status 200, ends with `data: [DONE]`, carries
- * the demo's answer.
+ * `[DONE]` not yet): what the measured round added. Every stream is checked: status 200, ends with
+ * `data: [DONE]`, carries the demo's answer.
  *
  * Before the measured round the gateway serves `warmup` runs (default 1,000, in rounds of at most 100
  * clients), so that V8's optimizing compilers have compiled its code, as on a server that has been up
@@ -57,8 +57,8 @@ export interface LoadOptions {
   /** Skip `npm run build` (the dist is known to be fresh). */
   noBuild?: boolean;
   /**
-   * The prompt every client sends (default {@link LOAD_PROMPT}). A short script, `text hi` (7
-   * events), leaves mostly the start of each run: what time to first byte is made of.
+   * The prompt every client sends (default {@link LOAD_PROMPT}). A short script, `text hi` (9
+   * SSE events), leaves mostly the start of each run: what time to first byte is made of.
    */
   prompt?: string;
   /** Runs served before the measured round (default {@link LOAD_WARMUP}; at least 1). */
