@@ -114,6 +114,23 @@ describe('the SSE response on Node and elsewhere', () => {
     assert.match(replay.headers.get('vary') ?? '', /Origin/);
   });
 
+  test("a new run's stream never reads the store: its tail waits for the first commit and gets what is committed", async () => {
+    const target = store as unknown as { dbReadEvents: (...args: unknown[]) => Promise<unknown[]> };
+    const read = target.dbReadEvents;
+    let reads = 0;
+    target.dbReadEvents = function (this: unknown, ...args: unknown[]) {
+      reads++;
+      return read.apply(this, args);
+    };
+    try {
+      const responses = await Promise.all(Array.from({ length: 5 }, () => chat('demo')));
+      for (const res of responses) assert.match(await res.text(), /data: \[DONE\]/);
+    } finally {
+      target.dbReadEvents = read;
+    }
+    assert.equal(reads, 0);
+  });
+
   test('the same bytes as the web Response (app.request), whole and resumed', async () => {
     const res = await chat('demo');
     await res.text();

@@ -90,16 +90,19 @@ async function writeSse(
       res.flushHeaders();
     }
   }, HEAD_WAIT_MS);
+  // The middleware finishes with the route's response (CORS adds `Vary` to it) in this turn's
+  // microtasks: the head, which copies its headers, waits for a later turn. Only the head: the tail
+  // starts now, so that a new run's tail is waiting before the run's first commit (a tail that
+  // starts after it reads the store instead: two queries per stream on PostgreSQL).
+  const later = new Promise<void>((resolve) => setImmediate(resolve));
   try {
-    // The middleware finishes with the route's response (CORS adds `Vary` to it) in this turn's
-    // microtasks: the head, which copies its headers, is written in a later turn. A live run's first
-    // page waits for a commit anyway; a finished run's would otherwise be read within this turn.
-    await new Promise<void>((resolve) => setImmediate(resolve));
     for await (const chunk of text) {
+      if (!res.headersSent) await later;
       if (res.destroyed) break;
       writeHead(c, res, headers);
       if (!res.write(chunk)) await writable(res);
     }
+    await later;
     if (!res.destroyed) {
       writeHead(c, res, headers);
       res.end();
