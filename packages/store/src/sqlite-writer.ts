@@ -126,6 +126,11 @@ export function openSqliteConnection(path: string, options: SqliteConnectionOpti
   // not the default 2 MiB), and checkpoint the WAL every ~16 MiB instead of every 4 MiB.
   db.exec(`PRAGMA cache_size = -${Math.trunc(options.cacheKiB ?? 65536)}`);
   if (path !== ':memory:') db.exec('PRAGMA wal_autocheckpoint = 4000');
+  // Every write of a group commit runs in a savepoint, whose journal of the pages it changes is a
+  // temporary file by default: written with a system call per page, it was two thirds of a run's
+  // creation (docs/benchmarks.md, "Savepoint journals in memory"). In memory it holds at most the
+  // pages of one transaction, and is never needed after a crash (the WAL is).
+  db.exec('PRAGMA temp_store = MEMORY');
   db.exec('PRAGMA foreign_keys = ON');
   return db;
 }

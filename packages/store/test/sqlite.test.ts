@@ -13,7 +13,7 @@ import { openStore, sqlitePathOf } from '../src/open.ts';
 import { project } from '../src/projection.ts';
 import { runInsertValues } from '../src/rows.ts';
 import { defaultSqlitePath, openSqliteStore } from '../src/sqlite.ts';
-import { SQLITE_MIGRATIONS } from '../src/sqlite-writer.ts';
+import { openSqliteConnection, SQLITE_MIGRATIONS } from '../src/sqlite-writer.ts';
 import { contract } from './contract.ts';
 import { demoRun, rid, sqliteSetup } from './support.ts';
 
@@ -42,6 +42,11 @@ describe('SQLite specifics', () => {
         [1, 2, 3],
       );
       db.close();
+      // The store's own connections (reader and writer thread) keep savepoint journals in memory:
+      // a group commit opens one per write, and a temporary file cost a system call per page.
+      const own = openSqliteConnection(path);
+      assert.deepEqual({ ...own.prepare('PRAGMA temp_store').get() }, { temp_store: 2 });
+      own.close();
       assert.equal(defaultSqlitePath({ SWITCHBOARD_DATA_DIR: '/srv/sb' }), '/srv/sb/switchboard.db');
       assert.equal(defaultSqlitePath({}), './data/switchboard.db');
     } finally {
