@@ -20,9 +20,11 @@ export interface GroupLimits {
   /** The same while urgent writes are in the group (first bytes are waiting). */
   maxEventsWithUrgent: number;
   /**
-   * Groups committing at once (default 1). More than one only for a backend that commits them in
-   * the order given, off the event loop (SQLite's writer thread): the next group is sent while the
-   * last commits, so the event loop streams one group while the thread writes the next.
+   * Groups committing at once (default 1). More than one for a backend that commits off the event
+   * loop: SQLite's writer thread (the next group is sent while the last commits, so the event loop
+   * streams one group while the thread writes the next) and PostgreSQL (groups on connections of
+   * their own, committed side by side). Groups never share a run: a run has one append in flight at
+   * a time, and its next is queued only once that one is stored.
    */
   inFlight?: number;
 }
@@ -45,10 +47,20 @@ export const SYNC_GROUP: GroupLimits = { maxEvents: 500, maxEventsWithUrgent: 50
 export const THREAD_GROUP: GroupLimits = { ...SYNC_GROUP, inFlight: 2 };
 
 /**
- * For a backend whose commit waits on a server (PostgreSQL, Redis): the event loop is free while a
- * group is in flight, and each group costs a round trip, so a group is whatever is queued.
+ * For a backend whose commit waits on a server (Redis): the event loop is free while a group is in
+ * flight, and each group costs a round trip, so a group is whatever is queued.
  */
 export const ASYNC_GROUP: GroupLimits = { maxEvents: 100_000, maxEventsWithUrgent: 100_000 };
+
+/**
+ * For PostgreSQL: a group's statement runs in ONE server process, on one core. Whatever was
+ * queued (ASYNC_GROUP, until stop 28) made a fast burst one statement of 83,000 events, 1.5 s on
+ * one core while the other and the event loop waited. Groups of at most 4,000 events (≈ 70 ms of
+ * the server's time), three in flight on connections of their own: the server commits on every
+ * core, and the event loop streams one group while the others commit (docs/benchmarks.md,
+ * "PostgreSQL groups side by side").
+ */
+export const POSTGRES_GROUP: GroupLimits = { maxEvents: 4000, maxEventsWithUrgent: 4000, inFlight: 3 };
 
 interface Queued<C> {
   commit: C;

@@ -6,7 +6,7 @@
  */
 import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
-import { ASYNC_GROUP } from './group-commit.ts';
+import { POSTGRES_GROUP } from './group-commit.ts';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
 import { startMany, startRunsFunction } from './postgres-start.ts';
 import type { PersistedMessage } from './projection.ts';
@@ -145,16 +145,16 @@ export class PostgresStore extends BaseStore {
   private readonly db: AppendTarget;
 
   constructor(options: PostgresStoreOptions = {}) {
-    super(options, ASYNC_GROUP);
+    super(options, POSTGRES_GROUP);
     const split = takeSearchParam(options.url ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'schema');
     this.url = split.url;
     this.schema = options.schema ?? split.value ?? 'switchboard';
     this.s = quoteIdent(this.schema);
     this.ownPool = !options.pool;
     this.pool = options.pool ?? new pg.Pool({ connectionString: this.url, max: options.maxConnections ?? 10 });
-    // Appends get connections of their own: a burst of requests (each a few queries) must not
-    // queue the group commit that every live stream is waiting for.
-    this.writer = options.pool ?? new pg.Pool({ connectionString: this.url, max: 2 });
+    // Appends get connections of their own, one per group in flight: a burst of requests (each a
+    // few queries) must not queue the group commits that every live stream is waiting for.
+    this.writer = options.pool ?? new pg.Pool({ connectionString: this.url, max: POSTGRES_GROUP.inFlight });
     this.writer.on('error', () => {});
     // An idle client that loses its connection must not crash the process.
     this.pool.on('error', () => {});

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { GroupCommit, type GroupLimits } from '../src/group-commit.ts';
+import { GroupCommit, type GroupLimits, POSTGRES_GROUP } from '../src/group-commit.ts';
 
 /** A write: a name and its number of events. */
 interface W {
@@ -118,6 +118,40 @@ describe('group commit', () => {
     await Promise.all(all);
     assert.deepEqual(acked, ['a', 'b', 'c', 'd', 'e', 'f']);
     assert.equal(sent.length, 3);
+  });
+
+  test("PostgreSQL's limits: a burst's backlog goes as three groups of at most 4,000 events at once, each acknowledged on its own", async () => {
+    // A server that holds every group until the test lets it go, in any order (connections of their own).
+    const sent: string[][] = [];
+    const release: (() => void)[] = [];
+    const gc = new GroupCommit<W>(
+      async () => {},
+      (ws) =>
+        new Promise((resolve) => {
+          sent.push(ws.map((w) => w.name));
+          release.push(() => resolve(ws.map(() => undefined)));
+        }),
+      POSTGRES_GROUP,
+    );
+    const acked = new Set<string>();
+    const names = Array.from({ length: 120 }, (_, i) => `r${i}`);
+    const all = names.map((name) => gc.commit({ name, size: 100 }, 100).then(() => acked.add(name)));
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 4; i++) await turn();
+    // 12,000 events: three groups of 40 appends (4,000 events) in flight, nothing left for a fourth.
+    assert.deepEqual(
+      sent.map((g) => g.length),
+      [40, 40, 40],
+    );
+    assert.deepEqual(sent.flat(), names);
+    // The second group's commit ends first: its appends resolve, the others still wait.
+    release[1]?.();
+    for (let i = 0; i < 2; i++) await turn();
+    assert.deepEqual([...acked], sent[1]);
+    release[0]?.();
+    release[2]?.();
+    await Promise.all(all);
+    assert.equal(acked.size, 120);
   });
 
   test('drain() resolves once everything queued is written, over as many groups as it takes', async () => {
