@@ -35,6 +35,22 @@ function recorder(limits: GroupLimits, failing?: string) {
 
 const LIMITS: GroupLimits = { maxEvents: 250, maxEventsWithUrgent: 50 };
 
+/** A group commit over a backend that holds every group until the test lets it go (`release[k]()`, the k-th group sent). */
+function holding(limits: GroupLimits) {
+  const sent: string[][] = [];
+  const release: (() => void)[] = [];
+  const gc = new GroupCommit<W>(
+    async () => {},
+    (ws) =>
+      new Promise((resolve) => {
+        sent.push(ws.map((w) => w.name));
+        release.push(() => resolve(ws.map(() => undefined)));
+      }),
+    limits,
+  );
+  return { gc, sent, release };
+}
+
 describe('group commit', () => {
   test('everything queued in one turn is one group, written at the end of the turn (not in the middle of it)', async () => {
     const { groups, commit } = recorder(LIMITS);
@@ -85,18 +101,8 @@ describe('group commit', () => {
   });
 
   test('with inFlight 2 the next group is sent while the last commits; acknowledgements keep their order', async () => {
-    // A backend that holds every group until the test lets it go (a writer thread, in order).
-    const sent: string[][] = [];
-    const release: (() => void)[] = [];
-    const gc = new GroupCommit<W>(
-      async () => {},
-      (ws) =>
-        new Promise((resolve) => {
-          sent.push(ws.map((w) => w.name));
-          release.push(() => resolve(ws.map(() => undefined)));
-        }),
-      { maxEvents: 2, maxEventsWithUrgent: 2, inFlight: 2 },
-    );
+    // A writer thread: it lets the groups go in order.
+    const { gc, sent, release } = holding({ maxEvents: 2, maxEventsWithUrgent: 2, inFlight: 2 });
     const acked: string[] = [];
     const commit = (name: string) => gc.commit({ name, size: 1 }, 1).then(() => acked.push(name));
     const all = ['a', 'b', 'c', 'd', 'e', 'f'].map(commit);
@@ -121,18 +127,8 @@ describe('group commit', () => {
   });
 
   test("PostgreSQL's limits: a burst's backlog goes as three groups of at most 4,000 events at once, each acknowledged on its own", async () => {
-    // A server that holds every group until the test lets it go, in any order (connections of their own).
-    const sent: string[][] = [];
-    const release: (() => void)[] = [];
-    const gc = new GroupCommit<W>(
-      async () => {},
-      (ws) =>
-        new Promise((resolve) => {
-          sent.push(ws.map((w) => w.name));
-          release.push(() => resolve(ws.map(() => undefined)));
-        }),
-      POSTGRES_GROUP,
-    );
+    // A server: it lets the groups go in any order (connections of their own).
+    const { gc, sent, release } = holding(POSTGRES_GROUP);
     const acked = new Set<string>();
     const names = Array.from({ length: 120 }, (_, i) => `r${i}`);
     const all = names.map((name) => gc.commit({ name, size: 100 }, 100).then(() => acked.add(name)));
