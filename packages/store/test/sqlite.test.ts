@@ -25,7 +25,7 @@ const NODE = process.execPath;
 const CHILD = new URL('./fixtures/crash-child.ts', import.meta.url).pathname;
 
 describe('SQLite specifics', () => {
-  test('the file is in WAL mode with a busy timeout; the default path follows SWITCHBOARD_DATA_DIR', async () => {
+  test('the file is in WAL mode with a busy timeout, savepoint journals in memory; the default path follows SWITCHBOARD_DATA_DIR', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-'));
     try {
       const path = join(dir, 'nested', 'x.db');
