@@ -6,6 +6,7 @@
  * other backends, so a resumed stream is byte-identical.
  */
 import type { CanonicalEvent } from '@switchboard/core';
+import { cloneJson } from './json.ts';
 import type { PersistedMessage } from './projection.ts';
 import type { BaseStoreOptions, Chat, Commit, Run, Write } from './store.ts';
 import { BaseStore, ConcurrentAppendError, chatExists, inProgress, StoreError } from './store.ts';
@@ -123,7 +124,7 @@ export class MemoryStore extends BaseStore {
   private putMessage(message: PersistedMessage): void {
     // Stored as the other backends store it, JSON text read back: the commit's message shares the
     // projector's objects (and could hold what JSON drops, an undefined field).
-    const m = JSON.parse(JSON.stringify(message)) as PersistedMessage;
+    const m = cloneJson(message);
     const old = this.messages.get(m.id);
     if (old) {
       this.messages.set(m.id, { ...m, createdAt: old.createdAt } as PersistedMessage);

@@ -11,6 +11,7 @@
  * come from the events' `ts` (the server clock), so "Thought for 4s" is still right after a reload.
  */
 import { type CanonicalEvent, OpenSpans, RunSummary, TextBuffer, type Todo } from '@switchboard/core';
+import { cloneJson } from './json.ts';
 import type {
   AssistantMessage,
   AssistantMetadata,
@@ -31,10 +32,6 @@ export type * from './message.ts';
 export { mergeProviderMetadata } from './message.ts';
 
 const CLOSING = new Set(['run-finish', 'run-abort']);
-
-function copyJson<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
 
 /**
  * Incremental projection of one run. Feed it the run's events in seq order with `apply`; take a
@@ -202,7 +199,7 @@ export class Projector {
    * deep copy of every part is saved.
    */
   snapshot(persistenceState: PersistenceState = 'transient', shared = false): AssistantMessage {
-    const copy = shared ? <T>(v: T): T => v : copyJson;
+    const copy = shared ? <T>(v: T): T => v : cloneJson;
     this.mirror.flush();
     const parts = copy(this.mirror.parts);
     const processing: ReasoningSpan[] = [];
