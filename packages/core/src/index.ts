@@ -40,6 +40,7 @@ export {
   type ThinkDecoderOptions,
   withThinkTags,
 } from './inputs/think.ts';
+export * from './message/index.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
 export type { DecoderOptions } from './model/emitter.ts';

@@ -2,6 +2,7 @@
  * `@switchboard/core/schema`: the canonical model's zod schemas, its JSON Schema and `validate`.
  * A separate entry point so that decoding and encoding never load zod.
  */
+export * from './message/schema.ts';
 export * from './model/schema.ts';
 export type { ValidateOptions, ValidationIssue, ValidationResult } from './model/validate.ts';
 export { validate } from './model/validate.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { schemaText } from '../scripts/write-schema.ts';
+import { messageSchemaText, schemaText } from '../scripts/write-schema.ts';
 import { canonicalEventSchema, validate } from '../src/schema.ts';
 
 const DOC = new URL('../../../docs/events.md', import.meta.url);
@@ -23,6 +23,8 @@ test('docs/events.md has one valid example for every event type', () => {
 test('the committed JSON Schema is up to date (run `npm run schema` after changing the model)', () => {
   const committed = readFileSync(new URL('../schema/canonical-event.schema.json', import.meta.url), 'utf8');
   assert.equal(committed, schemaText());
+  const message = readFileSync(new URL('../schema/assistant-message.schema.json', import.meta.url), 'utf8');
+  assert.equal(message, messageSchemaText());
 });
 
 test('validate locates problems by event index and field path', () => {
