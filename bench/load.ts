@@ -14,11 +14,11 @@
  * `[DONE]` not yet): what the measured round added. Every stream is checked: status 200, ends with
  * `data: [DONE]`, carries the demo's answer.
  *
- * Before the measured round the gateway serves `warmup` runs (default 1,000, in rounds of at most 100
- * clients), so that V8's optimizing compilers have compiled its code, as on a server that has been up
- * for a while; with 20 (`--load-warmup 20`, the section's only warm-up until stop 27), the measured
- * round also pays for compiling the code of every run's start, and for growing the heap and
- * SQLite's page caches (MB/stream ≈ 0.3 then, against ≈ 0.1 warm).
+ * Before the measured round the gateway serves `warmup` runs (default 1,000, in rounds of at most
+ * 100 clients), so that V8's optimizing compilers have compiled its code, as on a server that has
+ * been up for a while; with 20 (`--load-warmup 20`, a cold server), the measured round also pays
+ * for compiling the code of every run's start, and for growing the heap and SQLite's page caches
+ * (MB/stream ≈ 0.3 then, against ≈ 0.1 warm).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

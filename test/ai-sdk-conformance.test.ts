@@ -93,10 +93,10 @@ describe('AI SDK encoder: the simplified agent format', () => {
     for (const p of m.parts) if (p.type === 'reasoning' || p.type === 'text') assert.equal(p.state, 'done');
   });
 
-  test('the variant namespace is configurable (mobox for seed 000 clients)', async () => {
+  test("the variant namespace is configurable (mobox for the simplified Claude agent format's UI)", async () => {
     const m = await assembleUIMessage(toAiSdk(run, 'claude', 'mobox'));
     const reasoning = m.parts.filter((p) => p.type === 'reasoning');
-    // The todos are processing text too (seed 000's formatter), closing the thinking block.
+    // The todos are processing text too (that UI's formatter), closing the thinking block.
     assert.deepEqual(
       reasoning.map((p) => variant(p, 'mobox')),
       ['processing', 'thinking', 'processing'],
@@ -104,7 +104,7 @@ describe('AI SDK encoder: the simplified agent format', () => {
     assert.equal(variant(reasoning[0] as Part), undefined);
   });
 
-  test("mobox: seed 000's formatter conventions — todos as processing text, tool calls not closing the processing block", async () => {
+  test("mobox: that UI's formatter conventions — todos as processing text, tool calls not closing the processing block", async () => {
     const lines = [
       { type: 'status', data: { message: 'Planning' } },
       { type: 'todo_create', data: { items: ['Search', 'Answer'] } },

@@ -173,7 +173,7 @@ describe('Gemini: multi-step runs through the AI SDK encoder', () => {
 });
 
 describe('gemini-simple through the AI SDK encoder', () => {
-  test('seed 000 example: text, a tool with its output, thinking, usage', async () => {
+  test("the Gemini dialect's example: text, a tool with its output, thinking, usage", async () => {
     const lines = [
       { type: 'start', data: { model: 'gemini-pro' } },
       { type: 'content', data: { text: 'Looking it up. ' } },

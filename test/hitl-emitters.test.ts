@@ -1,7 +1,7 @@
 /**
- * The agent emitters' person-in-the-loop helpers (issue 15): the TypeScript `Emitter` and the Python
- * `switchboard_emitter` print the same `approval_request`, `client_tool_call` and `interrupt` lines,
- * which the agent-line decoder reads as a run that ends waiting.
+ * The agent emitters' person-in-the-loop helpers: the TypeScript `Emitter` and the Python
+ * `switchboard_emitter` print the same `approval_request`, `client_tool_call` and `interrupt`
+ * lines, which the agent-line decoder reads as a run that ends waiting.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

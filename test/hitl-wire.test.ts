@@ -1,5 +1,5 @@
 /**
- * A person in the loop on the wire (issue 15): seed 000's agent lines `approval_request`,
+ * A person in the loop on the wire: the simplified Claude agent format's lines `approval_request`,
  * `client_tool_call` and `interrupt` decoded to canonical events, and encoded for the stock clients —
  * the AI SDK stream assembled by the official `readUIMessageStream` (continuation runs continue the
  * same message, as `useChat` does) and checked by `uiMessageChunkSchema` and `validateUIMessages`;

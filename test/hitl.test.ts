@@ -1,5 +1,5 @@
 /**
- * A person in the loop (issue 15), with stock clients against the gateway and the demo agent:
+ * A person in the loop, with stock clients against the gateway and the demo agent:
  * - the AI SDK's own `AbstractChat` + `DefaultChatTransport`: `approval` answered with
  *   `addToolApprovalResponse` (approved, denied) and `sendAutomaticallyWhen:
  *   lastAssistantMessageIsCompleteWithApprovalResponses`; `location` answered by `onToolCall` →

@@ -184,7 +184,7 @@ describe('openai-chat → AI SDK: the .aisdk-ref.sse renderings of the developme
 });
 
 describe('the simple OpenAI agent format (framework "openai") → AI SDK', () => {
-  test("seed 000's planned mapping: start, text-delta, tool-input-start/-available, tool-output-available, data-usage, finish", async () => {
+  test("the dialect's mapping: start, text-delta, tool-input-start/-available, tool-output-available, data-usage, finish", async () => {
     const run = [
       { type: 'start', data: { model: 'gpt-4' } },
       { type: 'delta', data: { content: 'Hello' } },

@@ -53,7 +53,7 @@ class StockChat extends AbstractChat<UIMessage> {
   }
 }
 
-/** A process agent: Node printing these lines of seed 000's format (strings go out as they are). */
+/** A process agent: Node printing these agent lines (strings go out as they are). */
 function agent(name: string, lines: (object | string)[]) {
   const out = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
   return { name, command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(`${out}\n`)})`], framework: 'claude' };

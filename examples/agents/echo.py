@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Example Switchboard agent in Python: echoes the last user message, showing every block kind.
 
-It reads the conversation from stdin and prints seed 000's JSON lines on stdout through
-switchboard_emitter (packages/server/emitters/switchboard_emitter.py, a single stdlib-only file):
-status lines (a processing block), a todo list, thinking, a tool call with its result, and the
-answer streamed word by word. Try it by hand:
+It reads the conversation from stdin and prints the simplified Claude agent format's JSON lines on
+stdout through switchboard_emitter (packages/server/emitters/switchboard_emitter.py, a single
+stdlib-only file): status lines (a processing block), a todo list, thinking, a tool call with its
+result, and the answer streamed word by word. Try it by hand:
 
     echo '{"messages":[{"id":"1","role":"user","parts":[{"type":"text","text":"hello"}]}]}' | python3 echo.py
 

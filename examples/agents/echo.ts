@@ -1,9 +1,10 @@
 /**
  * Example Switchboard agent for Node 24: echoes the last user message, showing every block kind.
  *
- * It reads the conversation from stdin and prints seed 000's JSON lines on stdout through the
- * TypeScript emitter (packages/server/emitters/emitter.ts): status lines (a processing block), a
- * todo list, thinking, a tool call with its result, and the answer streamed word by word. Try it:
+ * It reads the conversation from stdin and prints the simplified Claude agent format's JSON lines on
+ * stdout through the TypeScript emitter (packages/server/emitters/emitter.ts): status lines (a
+ * processing block), a todo list, thinking, a tool call with its result, and the answer streamed word
+ * by word. Try it:
  *
  *   echo '{"messages":[{"id":"1","role":"user","parts":[{"type":"text","text":"hello"}]}]}' | node echo.ts
  *

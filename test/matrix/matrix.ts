@@ -58,7 +58,8 @@ function schemaCheck(validator: (frames: object[]) => { ok: boolean; issues: { i
 
 /**
  * Protocol checks: the official implementation where one exists (ai, @ag-ui/client), else the zod
- * schemas written from the seeds (ws: seed 004, dsagent: seed 003).
+ * schemas written from the contracts (ws: the WebSocket `agent:event` contract, dsagent:
+ * DeepSearchAgents' DSAgentRunMessage).
  */
 /** What the client holds before a continuation run: the earlier run's outputs. */
 type Before = Partial<Record<Protocol, object[]>>;

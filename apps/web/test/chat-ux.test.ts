@@ -1,8 +1,8 @@
 /**
- * The chat UX people expect (issue 17), in Debian's Chromium against the real gateway: one test (or
- * more) per numbered item of the review. Streams the test must see "in the middle" come from the
- * scripted agent (ux-support.ts), whose events the test releases; recorded captures come from the
- * replay agent. Every wait is for a state of the page or the server, never for time.
+ * The chat UX people expect, in Debian's Chromium against the real gateway: one test (or more) per
+ * behaviour. Streams the test must see "in the middle" come from the scripted agent
+ * (ux-support.ts), whose events the test releases; recorded captures come from the replay agent.
+ * Every wait is for a state of the page or the server, never for time.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -84,7 +84,7 @@ describe('chat UX', { skip }, () => {
     );
   }
 
-  test('1. Enter while an answer streams queues the next message; the answer is not stopped', async () => {
+  test('Enter while an answer streams queues the next message; the answer is not stopped', async () => {
     await fresh('scripted');
     const first = ux.script.next();
     await page.fill('[data-testid=composer-input]', 'first question');
@@ -119,7 +119,7 @@ describe('chat UX', { skip }, () => {
     ]);
   });
 
-  test('4. every text part grows while it streams (checked at each step)', async () => {
+  test('every text part grows while it streams (checked at each step)', async () => {
     await fresh('scripted');
     const feed = ux.script.next();
     await page.fill('[data-testid=composer-input]', 'grow');
@@ -160,7 +160,7 @@ describe('chat UX', { skip }, () => {
     assert.deepEqual(await parts(), ['Alpha beta gamma', 'Second part grows.']);
   });
 
-  test('7. leaving a chat mid-answer keeps it running; reopening shows the whole answer; Stop is explicit and marked', async () => {
+  test('leaving a chat mid-answer keeps it running; reopening shows the whole answer; Stop is explicit and marked', async () => {
     // Leave mid-answer: New chat.
     const { feed, chatPath } = await leftMidAnswer();
     feed.text('Part two. ');
@@ -237,7 +237,7 @@ describe('chat UX', { skip }, () => {
   // ended, and only then did the resume request arrive: `GET /api/chat/:id/stream` answered 204
   // (nothing in progress) and the page kept the partial answer. Each of these holds one request
   // of the reopen until the run has ended.
-  test('7. reopened while the run goes on: the run ends before the resume request, the page still shows the whole answer', async () => {
+  test('reopened while the run goes on: the run ends before the resume request, the page still shows the whole answer', async () => {
     const { feed, chatPath, chatApiPath, runId } = await leftMidAnswer();
     // The history is read while the run goes on ("Part one."), and reaches the page after its end.
     const historyPath = `${chatApiPath}/messages`;
@@ -260,7 +260,7 @@ describe('chat UX', { skip }, () => {
     }
   });
 
-  test('7. reopened while the run goes on: the run ends between reading the chat and its history, the page still shows the whole answer', async () => {
+  test('reopened while the run goes on: the run ends between reading the chat and its history, the page still shows the whole answer', async () => {
     const { feed, chatPath, chatApiPath, runId } = await leftMidAnswer();
     // The chat (its runs: is one still running?) is answered after the run's end; a history the
     // page asked for before that is read before the end, and reaches the page after it.
@@ -295,7 +295,7 @@ describe('chat UX', { skip }, () => {
     }
   });
 
-  test('12. keyboard only: skip link, Enter sends, Escape stops', async () => {
+  test('keyboard only: skip link, Enter sends, Escape stops', async () => {
     await fresh('scripted');
     // The first thing Tab reaches is the skip link, and it leads to the message box…
     const first = await page.evaluate(
@@ -322,7 +322,7 @@ describe('chat UX', { skip }, () => {
     await page.waitForSelector(`${lastAssistant} [data-testid=stopped]`);
   });
 
-  test('6. a failed request offers Retry, and Retry sends it again', async () => {
+  test('a failed request offers Retry, and Retry sends it again', async () => {
     await fresh('demo');
     let failures = 0;
     await page.route('**/api/chat', async (route) => {
@@ -344,7 +344,7 @@ describe('chat UX', { skip }, () => {
     await page.unroute('**/api/chat');
   });
 
-  test('8. a reopened chat keeps its agent', async () => {
+  test('a reopened chat keeps its agent', async () => {
     await fresh('replay');
     await send('which captures are there?');
     const chatPath = new URL(page.url()).pathname;
@@ -358,7 +358,7 @@ describe('chat UX', { skip }, () => {
     assert.equal(await page.title(), 'which captures are there? · Switchboard');
   });
 
-  test('3. a replayed web search shows inline markers and one source list whose numbers match', async () => {
+  test('a replayed web search shows inline markers and one source list whose numbers match', async () => {
     await fresh('replay');
     await send('anthropic-web-search-tool.1.chunks.txt');
     const msg = lastAssistant;
@@ -388,7 +388,7 @@ describe('chat UX', { skip }, () => {
     await shot('citations');
   });
 
-  test('9. code: highlighted, with its language and a working Copy; provider code execution as a file and a terminal', async () => {
+  test('code: highlighted, with its language and a working Copy; provider code execution as a file and a terminal', async () => {
     await fresh('demo');
     await send('text Here:\n\n```python\ndef add(a, b):\n    return a + b\n```');
     const block = `${lastAssistant} [data-testid=code-block]`;
@@ -418,7 +418,7 @@ describe('chat UX', { skip }, () => {
     await shot('code');
   });
 
-  test('10. no empty reasoning expanders; sub-second durations say so', async () => {
+  test('no empty reasoning expanders; sub-second durations say so', async () => {
     await fresh('replay');
     await send('openai-web-search-tool.1.chunks.txt');
     const empty = await page.$$eval(
@@ -431,7 +431,7 @@ describe('chat UX', { skip }, () => {
     for (const l of labels) assert.doesNotMatch(l, /^Thought for 1s$/);
   });
 
-  test('5. sending while scrolled up shows the new message; "Jump to latest" comes back', async () => {
+  test('sending while scrolled up shows the new message; "Jump to latest" comes back', async () => {
     await fresh('demo');
     await send(`text ${Array.from({ length: 60 }, (_, i) => `Line ${i}.`).join('\n\n')}`);
     // Scroll up until the list lets go. use-stick-to-bottom ignores a scroll that lands together with a
@@ -464,7 +464,7 @@ describe('chat UX', { skip }, () => {
     await idle();
   });
 
-  test('13. chat list: shows a chat when its run starts, dates, rename, delete only after confirming', async () => {
+  test('chat list: shows a chat when its run starts, dates, rename, delete only after confirming', async () => {
     await fresh('scripted');
     const feed = ux.script.next();
     await page.fill('[data-testid=composer-input]', 'listed at once');
@@ -491,7 +491,7 @@ describe('chat UX', { skip }, () => {
     assert.equal((await fetch(`${base}/api/chats/${chatPath.slice(3)}`)).status, 404);
   });
 
-  test('13. the UI is served compressed', async () => {
+  test('the UI is served compressed', async () => {
     const html = await (await fetch(`${base}/`)).text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     assert.ok(script, 'the page loads a script');
@@ -503,7 +503,7 @@ describe('chat UX', { skip }, () => {
     assert.ok(a.byteLength > 0 && b.byteLength > 0);
   });
 
-  test('14. polish: usage shows no zero counts; suggestions fill the box', async () => {
+  test('polish: usage shows no zero counts; suggestions fill the box', async () => {
     await fresh('demo');
     await page.click('[data-testid=suggestion] >> nth=1');
     assert.equal(await page.inputValue('[data-testid=composer-input]'), 'tool London');
@@ -511,7 +511,7 @@ describe('chat UX', { skip }, () => {
     assert.doesNotMatch((await page.textContent(`${lastAssistant} [data-testid=usage]`)) ?? '', /(^|· )0 /);
   });
 
-  test('11/12. axe-core: no serious or critical violation on the empty state, a finished demo reply and the inspector', async () => {
+  test('axe-core: no serious or critical violation on the empty state, a finished demo reply and the inspector', async () => {
     await fresh('demo');
     await axe(page, 'the empty state');
     await shot('empty');
@@ -529,7 +529,7 @@ describe('chat UX', { skip }, () => {
     await page.waitForSelector('[data-testid=inspector]', { state: 'detached' });
   });
 
-  test('11. the inspector opened before the first message says so, with no failed request', async () => {
+  test('the inspector opened before the first message says so, with no failed request', async () => {
     const failed: string[] = [];
     const onResponse = (r: { status(): number; url(): string }) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
@@ -543,7 +543,7 @@ describe('chat UX', { skip }, () => {
     await page.keyboard.press('Escape');
   });
 
-  test('2. at 390×844: no horizontal overflow, and New chat, the chat list and the agent are reachable', async () => {
+  test('at 390×844: no horizontal overflow, and New chat, the chat list and the agent are reachable', async () => {
     const mobile = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const p = await mobile.newPage();
     try {

@@ -1,7 +1,7 @@
 /**
- * The web UI's side of a person in the loop (issue 15), without a browser: when the AI SDK chat
- * sends by itself (once per answer, never in a loop), `get_location` and its fallback, the AG-UI
- * builder continuing a message, and the AG-UI conversation with tool calls and results.
+ * The web UI's side of a person in the loop, without a browser: when the AI SDK chat sends by
+ * itself (once per answer, never in a loop), `get_location` and its fallback, the AG-UI builder
+ * continuing a message, and the AG-UI conversation with tool calls and results.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

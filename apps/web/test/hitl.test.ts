@@ -1,10 +1,9 @@
 /**
- * A person in the loop (issue 15) in Debian's Chromium against the real gateway and the demo
- * agent, in both chat modes: `approval` → Approve (pressed from the keyboard) → "Deleted
- * notes.txt"; `approval` → Deny → "Left notes.txt alone"; `location` → the page answers
- * `get_location` itself → "You are in Paris" (the browser context is granted no geolocation, so
- * the page falls back to Paris). A reload shows the same states from history. Every wait is for a
- * state of the page, never for time.
+ * A person in the loop in Debian's Chromium against the real gateway and the demo agent, in both
+ * chat modes: `approval` → Approve (pressed from the keyboard) → "Deleted notes.txt"; `approval` →
+ * Deny → "Left notes.txt alone"; `location` → the page answers `get_location` itself → "You are in
+ * Paris" (the browser context is granted no geolocation, so the page falls back to Paris). A reload
+ * shows the same states from history. Every wait is for a state of the page, never for time.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * A stand-in for the gateway routes the UI reads but this repository's server may not have yet
- * (issue 7: history, run events, AG-UI, agent and chat lists), written to the contracts the UI is
+ * (history, run events, AG-UI, agent and chat lists), written to the contracts the UI is
  * designed against. The browser suite runs against it (contract.test.ts) so every UI path is tested
  * today; against the real server (browser.test.ts) the same suite reports the missing routes as
  * todos until they land.

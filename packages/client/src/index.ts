@@ -1,7 +1,7 @@
 /**
  * @switchboard/client — framework-agnostic, browser-compatible client for Switchboard streams:
  * readers into canonical events, a linear message accumulator, a linear AG-UI reducer, resumable
- * SSE and WebSocket clients, and seed 002's thinking timeline.
+ * SSE and WebSocket clients, and the thinking timeline.
  *
  * `ResumableHttpAgent` (a subclass of `@ag-ui/client`'s HttpAgent) is in `@switchboard/client/ag-ui`,
  * so this entry point never loads `@ag-ui/client`.

@@ -1,5 +1,5 @@
 /**
- * A WebSocket client for seed 004's `agent:event` contract that survives dropped connections.
+ * A WebSocket client for the `agent:event` contract that survives dropped connections.
  *
  * It subscribes to sessions with `{type: 'subscribe', sessionId, lastSequenceNumber}`; when the socket
  * closes without `close()` being called it reconnects (exponential backoff, bounded retries) and
@@ -98,7 +98,7 @@ export function frameOf(message: unknown): WsFrame | undefined {
 const compare = (a: FrameId, b: FrameId) => (a.seq !== b.seq ? a.seq - b.seq : a.index - b.index);
 
 /**
- * Connects to a WebSocket endpoint speaking seed 004's contract.
+ * Connects to a WebSocket endpoint speaking the `agent:event` contract.
  *
  * @example
  * const client = createWsClient('wss://host/ws', { sessionId: chatId });

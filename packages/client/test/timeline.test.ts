@@ -1,5 +1,5 @@
 /**
- * buildThinkingTimeline / createTimelineBuilder (seed 002):
+ * buildThinkingTimeline / createTimelineBuilder (the thinking timeline):
  * - equals the store's timeline history (`toTimeline(project(events))`) on every Anthropic capture and
  *   on runs with `<think>` tags in their text, so a live chat and its reload show the same items;
  * - the streaming `<think>` splitter equals the store's `extractThinkTags` however the text is split;

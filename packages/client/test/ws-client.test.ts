@@ -1,9 +1,9 @@
 /**
  * createWsClient against an in-process WebSocket server (node:http upgrade) serving a stored
- * seed 004 session of two runs, dropping the connection after a random number of frames (fast-check,
- * several drops per run, a server that resends earlier frames, three message envelopes): the frames
- * the client delivers equal the session exactly, and every resubscribe carries the last sequence
- * number seen. No sleeps: the backoff is injected (0 ms).
+ * `agent:event` session of two runs, dropping the connection after a random number of frames
+ * (fast-check, several drops per run, a server that resends earlier frames, three message
+ * envelopes): the frames the client delivers equal the session exactly, and every resubscribe
+ * carries the last sequence number seen. No sleeps: the backoff is injected (0 ms).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

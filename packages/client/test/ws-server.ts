@@ -1,6 +1,6 @@
 /**
  * A minimal in-process WebSocket server (node:http `upgrade`, RFC 6455 text frames) that serves a
- * stored `agent:event` session per seed 004's subscribe contract and drops connections where a test
+ * stored `agent:event` session per the contract's subscribe message and drops connections where a test
  * says: the stand-in for the gateway's `/ws` in the WS client tests.
  *
  * Contract served: on `{type: 'subscribe', sessionId, lastSequenceNumber}`, every frame of the session

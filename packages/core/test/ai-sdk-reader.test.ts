@@ -371,7 +371,7 @@ describe('AI SDK reader: canonical → ai-sdk → canonical is the identity up t
     out.start({ messageId: 'm1', metadata: { user: 'u1' } });
     for (const e of inits) out.emit(e);
     const original = out.take();
-    // (`mobox` also adds seed 000's blocks — todos as processing text —, tested in test/ai-sdk-conformance.test.ts.)
+    // (`mobox` also adds its formatter's blocks — todos as processing text —, tested in test/ai-sdk-conformance.test.ts.)
     for (const ns of [undefined, 'acme']) {
       const back = read([toSse(original, ns)], ns ? { namespace: ns } : {});
       assert.deepEqual(validate(back).issues, []);

@@ -36,7 +36,7 @@ describe('simplified Claude agent format', () => {
     assert.equal(events[0]?.type === 'run-start' && events[0].model, 'demo-1');
   });
 
-  test("seed 000's block rules: status → processing, thinking closes it, text closes all reasoning", () => {
+  test('the block rules: status → processing, thinking closes it, text closes all reasoning', () => {
     const blocks = events
       .filter((e) => e.type === 'reasoning-start' || e.type === 'reasoning-end' || e.type === 'text-start' || e.type === 'text-end')
       .map((e) => (e.type === 'reasoning-start' ? `open:${e.variant}` : e.type));

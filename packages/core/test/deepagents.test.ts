@@ -6,7 +6,7 @@ import { missingLeaves } from './lossless.ts';
 
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ type, data });
 
-/** Seed 000's DeepAgents example run, with every event type it lists. */
+/** The DeepAgents dialect's example run, with every event type the format lists. */
 const RUN = [
   ev('start', { prompt_preview: 'Research AI safety', architecture: 'orchestrator_subagent' }),
   ev('status', { message: 'DeepAgents Research Agent starting...' }),
@@ -48,7 +48,7 @@ describe('DeepAgents', () => {
     assert.equal(events[0]?.type === 'run-start' && events[0].provider, 'deepagents');
   });
 
-  test('subagent notes go to the thinking block (seed 000), status and todos to processing', () => {
+  test('subagent notes go to the thinking block, status and todos to processing', () => {
     const blocks = events.filter((e) => e.type === 'reasoning-start').map((e) => (e.type === 'reasoning-start' ? e.variant : ''));
     // Tool calls close open blocks, so the search and the file read split the thinking into three.
     assert.deepEqual(blocks, ['processing', 'thinking', 'thinking', 'thinking']);

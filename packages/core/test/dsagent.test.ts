@@ -174,7 +174,7 @@ function view(events: CanonicalEvent[]): StepView[] {
   return JSON.parse(JSON.stringify(steps.filter((s) => s.kind !== 'none' || s.items.length > 0)));
 }
 
-describe('DSAgent encoder: every fixture gives messages that pass the seed-003 schemas and routing', () => {
+describe('DSAgent encoder: every fixture gives messages that pass the DSAgentRunMessage schemas and routing', () => {
   for (const { name, events } of corpus()) {
     test(name, () => {
       for (const deltas of ['increment', 'accumulated'] as const) {

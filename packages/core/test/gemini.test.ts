@@ -1,7 +1,7 @@
 /**
  * The Gemini decoders: `gemini` (generateContent stream, REST `?alt=sse`, and Live API server
- * messages), `gemini-interactions` (Interactions API stream) and `gemini-simple` (seed 000's planned
- * `{"type","data"}` format), against every recorded capture in fixtures/recorded/gemini/.
+ * messages), `gemini-interactions` (Interactions API stream) and `gemini-simple` (the simple
+ * Gemini dialect of the `{"type","data"}` agent lines), against every recorded capture in fixtures/recorded/gemini/.
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -1017,7 +1017,7 @@ describe('gemini-interactions decoder: bad input', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('gemini-simple decoder (seed 000 "Gemini (Future)")', () => {
+describe('gemini-simple decoder (the Gemini dialect of the agent lines)', () => {
   const run = [
     { type: 'start', data: { model: 'gemini-pro' } },
     { type: 'content', data: { text: 'Let me ' } },

@@ -1,6 +1,6 @@
 /**
- * A person in the loop in the canonical model (issue 15): the sequence rules `validate` checks for
- * approvals, client tool calls and interrupts, and the emitter's `run-finish.pending`.
+ * A person in the loop in the canonical model: the sequence rules `validate` checks for approvals,
+ * client tool calls and interrupts, and the emitter's `run-finish.pending`.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

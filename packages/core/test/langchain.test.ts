@@ -121,7 +121,7 @@ describe('LangChain streamEvents decoder: captures', () => {
     assert.equal(first?.cacheReadTokens, 20480);
     assert.equal(first?.cacheWriteTokens, 1536);
     assert.equal(first?.outputTokens, 187);
-    // service tier and the cache TTL breakdown (seed 004's lost fields) are kept.
+    // service tier and the cache TTL breakdown (the fields the WebSocket contract's backend loses) are kept.
     const lc = stepsFinished[0]?.providerMetadata?.langchain as { response_metadata: { usage: Record<string, unknown> } } | undefined;
     const rm = lc?.response_metadata ?? { usage: {} };
     assert.equal(rm.usage.service_tier, 'standard');

@@ -9,7 +9,7 @@ import { validate } from '../src/schema.ts';
 import { assertSplitInvariant, decodeChunks, decodeObjects, FIXTURES, fixture, types } from './helpers.ts';
 import { missingLeaves } from './lossless.ts';
 
-/** The Chat Completions decoder (without the think wrapper of the `openai-chat` framework), or seed 000's simple OpenAI lines. */
+/** The Chat Completions decoder (without the think wrapper of the `openai-chat` framework), or the agent lines' simple OpenAI dialect. */
 const chat = (simple: boolean) => (simple ? createOpenAISimpleDecoder : createOpenAIChatDecoder);
 const decode = (chunks: (string | Uint8Array)[], options: { maxLineLength?: number } = {}, simple = false) =>
   decodeChunks(chunks, chat(simple), options);
@@ -600,7 +600,7 @@ describe('the simple OpenAI agent format (framework "openai")', () => {
     { type: 'done', data: { usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } } },
   ];
 
-  test('seed 000 events map to text blocks, tool calls with parsed arguments, outputs, usage and finish', () => {
+  test('the simple OpenAI lines map to text blocks, tool calls with parsed arguments, outputs, usage and finish', () => {
     const events = decode([lines(run)], {}, true);
     assert.deepEqual(validate(events).issues, []);
     // No step markers in the lines: one step per model call, content after tool results opens the next.

@@ -324,7 +324,7 @@ describe('smolagents decoder: lossless', () => {
 });
 
 describe('smolagents decoder: input shapes', () => {
-  test('`step_type` instead of `type` (seed 003 style: planning / action / final_answer) decodes the same', () => {
+  test('`step_type` instead of `type` (DSAgentRunMessage style: planning / action / final_answer) decodes the same', () => {
     const msgs = lines('code-agent-planning.jsonl');
     const STEP: Record<string, string> = { PlanningStep: 'planning', ActionStep: 'action', FinalAnswerStep: 'final_answer' };
     const restyled = msgs.map(({ type, ...rest }) => (STEP[type] ? { step_type: STEP[type], ...rest } : { step_type: type, ...rest }));

@@ -447,7 +447,7 @@ describe('createOpenAIChatThinkDecoder: the Chat Completions decoder with a lead
 });
 
 describe('the think framework: raw text', () => {
-  test('JSON strings and {"text"} objects; seed 002 example', () => {
+  test('JSON strings and {"text"} objects; a <think> section split across lines', () => {
     // JSON-string lines start with '"', which the framer would take for SSE: say it is JSON lines.
     const m = framed(createThinkDecoder(OPTS), { inputFormat: 'jsonl' });
     const events = [

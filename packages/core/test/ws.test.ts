@@ -141,7 +141,7 @@ function finishReason(events: CanonicalEvent[]): string | undefined {
 /** The frames of a session, as a list of `type` values. */
 const kinds = (frames: WsEvent[]) => frames.map((f) => f.type);
 
-describe('WebSocket encoder: every fixture gives frames that pass the seed-004 schemas and the contract rules', () => {
+describe('WebSocket encoder: every fixture gives frames that pass the `agent:event` schemas and the contract rules', () => {
   for (const { name, events } of corpus()) {
     test(name, () => {
       const frames = encode(events);
@@ -175,7 +175,7 @@ describe('WebSocket encoder: every fixture gives frames that pass the seed-004 s
 describe('WebSocket encoder: the contract in detail', () => {
   const events = corpus().find((c) => c.name === 'anthropic/thinking-text-tool-use.sse')?.events ?? [];
 
-  test('thinking → text → tool use: the seed sequence, accumulated blocks, tool_use with its whole input', () => {
+  test('thinking → text → tool use: the contract sequence, accumulated blocks, tool_use with its whole input', () => {
     const frames = encode(events, { userId: 'user-1' });
     const seed = frames.filter((f) => (WS_SEED_TYPES as readonly string[]).includes(f.type));
     assert.deepEqual(kinds(seed), [

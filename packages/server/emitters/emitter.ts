@@ -1,8 +1,8 @@
 /**
- * Switchboard agent emitter for Node agents: prints seed 000's `{"type", "data"}` JSON lines on
- * stdout, with the same API as the Python `switchboard_emitter.py` (`emit`, `emitText`,
- * `emitDone`, …; the seed's snake_case names `emit_text`, `emit_done`, … are exported too).
- * No dependencies; runs on Node 24 as it is (type stripping).
+ * Switchboard agent emitter for Node agents: prints the simplified Claude agent format's
+ * `{"type", "data"}` JSON lines on stdout, with the same API as the Python `switchboard_emitter.py`
+ * (`emit`, `emitText`, `emitDone`, …; the Python names `emit_text`, `emit_done`, … are exported
+ * too). No dependencies; runs on Node 24 as it is (type stripping).
  *
  * @example
  * import { emitDone, emitStart, emitText, lastUserText, readRequest } from './emitter.ts';
@@ -225,7 +225,7 @@ export const emitDone = (): Promise<void> => emitter.done();
  */
 export const flush = (): Promise<void> => emitter.flush();
 
-// Seed 000's names, for agents ported from Python.
+// The Python emitter's snake_case names, for agents ported from Python.
 export {
   emitApprovalRequest as emit_approval_request,
   emitClientToolCall as emit_client_tool_call,

@@ -1,4 +1,4 @@
-"""Switchboard agent emitter: print seed 000's ``{"type", "data"}`` JSON lines on stdout.
+"""Switchboard agent emitter: print the simplified Claude agent format's JSON lines on stdout.
 
 A single file with no dependencies beyond the standard library (Python 3.8+). Copy it next to your
 agent, then::

@@ -434,7 +434,7 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     assert.equal(tally.summary(), '3 errors in the input: first; second; a JSON line');
   });
 
-  test('hostile input (issue 13): a __proto__ key in an openai-chat chunk keeps the text before it, exit 0', async () => {
+  test('hostile input: a __proto__ key in an openai-chat chunk keeps the text before it, exit 0', async () => {
     const stdin = [
       '{"id":"a","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}',
       '{"id":"a","object":"chat.completion.chunk","choices":[],"__proto__":""}',

@@ -56,7 +56,7 @@ export class Gate {
   }
 }
 
-/** An in-process agent (seed 000 lines, decoded as `claude`) from a function of its run's context. */
+/** An in-process agent (agent lines, decoded as `claude`) from a function of its run's context. */
 export function linesAgent(name: string, lines: (ctx: InProcessContext) => AsyncIterable<AgentEvent>): InProcessAgentSpec {
   return { name, framework: 'claude', run: (ctx) => decode(lines(ctx), 'claude', decoderOptions(ctx, name)) };
 }

@@ -1,7 +1,7 @@
 /**
  * The gateway's HTTP and WebSocket surface on one instance with an in-memory store: routes and
- * their errors, the OpenAPI description against the routes, history in every protocol, resume
- * byte for byte, abort on disconnect, auth, rate limit, CORS, and seed 004's WebSocket contract.
+ * their errors, the OpenAPI description against the routes, history in every protocol, resume byte
+ * for byte, abort on disconnect, auth, rate limit, CORS, and the WebSocket `agent:event` contract.
  * Agents that must be "mid-run" wait at a gate the test opens: no sleeps, no timing.
  */
 import assert from 'node:assert/strict';
@@ -520,7 +520,7 @@ describe('security', () => {
   });
 });
 
-describe('WebSocket /ws (seed 004)', () => {
+describe('WebSocket /ws (the agent:event contract)', () => {
   let s: RunningServer;
   before(async () => {
     s = await server();
@@ -574,7 +574,7 @@ describe('WebSocket /ws (seed 004)', () => {
       again.close();
     }
 
-    // By sequence number (seed 004): the persisted frames after it are all there, and nothing before it.
+    // By sequence number (the contract's resume): the persisted frames after it are all there, and nothing before it.
     const n = numbers[Math.floor(numbers.length / 2)];
     const bySeq = new WsClient(wsUrl(s));
     await bySeq.opened;

@@ -1,8 +1,8 @@
 /**
- * When a run's work happens (issue 16, "the gateway at scale"), counted, not timed: the request that
- * starts a run is answered before its agent does anything, and until the run's first events are
- * committed (what its client's first byte waits for) the agent takes no step beyond the first; the
- * runs already streaming take no step while a run starts (start-gate.ts), unless the starting run's
+ * When a run's work happens (the gateway at scale), counted, not timed: the request that starts a
+ * run is answered before its agent does anything, and until the run's first events are committed
+ * (what its client's first byte waits for) the agent takes no step beyond the first; the runs
+ * already streaming take no step while a run starts (start-gate.ts), unless the starting run's
  * agent is waiting for I/O.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
- * The store work of starting a run (issue 16, "the gateway at scale"), counted, not timed: the
- * SQLite transactions and statements of `POST /api/chat` for a new chat (the store's side, many
- * starts and appends: packages/store/test/sqlite-work.test.ts).
+ * The store work of starting a run (the gateway at scale), counted, not timed: the SQLite
+ * transactions and statements of `POST /api/chat` for a new chat (the store's side, many starts and
+ * appends: packages/store/test/sqlite-work.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -82,7 +82,7 @@ function nodeAgent(name: string, code: string, overrides: Partial<ProcessAgent> 
   return agent(name, NODE, ['-e', code], overrides);
 }
 
-/** Lines of seed 000's format, as a JS expression writing them. */
+/** Agent lines (the simplified Claude agent format), as a JS expression writing them. */
 const line = (type: string, data: object = {}) => `${JSON.stringify({ type, data })}\n`;
 const write = (text: string) => `process.stdout.write(${JSON.stringify(text)});`;
 

@@ -129,7 +129,7 @@ test('the error command yields an error chunk and a finish with finishReason err
   assert.equal(chunks.at(-1)?.type, 'finish');
 });
 
-test('the demo commands of seed 001', async () => {
+test('the demo commands (step, tool, text, code, error)', async () => {
   assert.equal(textOf(await chat('text hello   streaming world')), 'hello   streaming world');
   assert.equal(textOf(await chat('code console.log(1)')), '```\nconsole.log(1)\n```\n');
   assert.equal(textOf(await chat('code a ``` b')), '````\na ``` b\n````\n');

@@ -1,7 +1,8 @@
 /**
- * A person in the loop over the WebSocket contract (seed 004's style): the demo agent's `approval`
- * and `location` commands answered with `tool_approval_response` / `tool_result` messages, a refused
- * answer, and history after each flow. No sleeps: every wait is on a frame.
+ * A person in the loop over the WebSocket `agent:event` contract (in its snake_case style): the
+ * demo agent's `approval` and `location` commands answered with `tool_approval_response` /
+ * `tool_result` messages, a refused answer, and history after each flow. No sleeps: every wait is
+ * on a frame.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

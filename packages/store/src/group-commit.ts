@@ -1,6 +1,7 @@
 /**
  * The store's group commit: the appends of all runs made while a commit is in flight are written
- * together in the next one. Split out of `BaseStore` (store.ts) to keep it under issue 12's 400 lines.
+ * together in the next one. Apart from `BaseStore` (store.ts), which stays under the 400-line limit
+ * of scripts/check-function-length.ts.
  *
  * Scheduling, for a gateway under load (docs/benchmarks.md, section 5):
  * - a group starts at the end of the event loop's turn (setImmediate), never in the middle of one:
@@ -53,12 +54,12 @@ export const THREAD_GROUP: GroupLimits = { ...SYNC_GROUP, inFlight: 2 };
 export const ASYNC_GROUP: GroupLimits = { maxEvents: 100_000, maxEventsWithUrgent: 100_000 };
 
 /**
- * For PostgreSQL: a group's statement runs in ONE server process, on one core. Whatever was
- * queued (ASYNC_GROUP, until stop 28) made a fast burst one statement of 83,000 events, 1.5 s on
- * one core while the other and the event loop waited. Groups of at most 4,000 events (≈ 70 ms of
- * the server's time), three in flight on connections of their own: the server commits on every
- * core, and the event loop streams one group while the others commit (docs/benchmarks.md,
- * "PostgreSQL groups side by side").
+ * For PostgreSQL: a group's statement runs in ONE server process, on one core. Taking whatever is
+ * queued (as ASYNC_GROUP does) makes a fast burst one statement of 83,000 events, 1.5 s on one core
+ * while the other and the event loop wait. Groups of at most 4,000 events (≈ 70 ms of the server's
+ * time), three in flight on connections of their own: the server commits on every core, and the
+ * event loop streams one group while the others commit (docs/benchmarks.md, "PostgreSQL groups side
+ * by side").
  */
 export const POSTGRES_GROUP: GroupLimits = { maxEvents: 4000, maxEventsWithUrgent: 4000, inFlight: 3 };
 

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store's writer: one append, or a group commit of many, each as ONE statement.
- * Split out of `postgres.ts` so the store class stays a readable size (issue 12's 400-line rule).
+ * Apart from `postgres.ts`, so the store class stays a readable size (the 400-line limit of
+ * scripts/check-function-length.ts).
  */
 import type pg from 'pg';
 import type { Row } from './rows.ts';

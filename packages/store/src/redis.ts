@@ -5,7 +5,7 @@
  * - Each run's log is a Stream, `<prefix>run:<id>:events`, whose entry ids are `0-<seq + 1>`: reads
  *   from any seq are one XRANGE, and a tail is XREAD BLOCK from the last id it has (nothing between
  *   the read and the wait can be missed: the wait is by id, not "from now").
- * - Sequence numbers are verified with a per-run INCR counter, `<prefix>run:<id>:seq` (seed 004):
+ * - Sequence numbers are verified with a per-run INCR counter, `<prefix>run:<id>:seq`:
  *   an append is accepted only when the counter says it continues the log.
  * - An append is one Lua script (atomic): the counter, XADD of every event, the run hash, the
  *   assistant message. Chat deletion is one script too.

@@ -1,7 +1,7 @@
 /**
- * The group commit's schedule (issue 16), counted, not timed: what goes into which group. A group
- * starts at the end of the event loop's turn, urgent writes (a run's start and first events) go
- * first, the rest fill a group up to a number of events.
+ * The group commit's schedule, counted, not timed: what goes into which group. A group starts at
+ * the end of the event loop's turn, urgent writes (a run's start and first events) go first, the
+ * rest fill a group up to a number of events.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -6,7 +6,7 @@
  *   and its parts equal what `readUIMessageStream` assembled from our live stream (modulo `state`);
  * - AG-UI: the MESSAGES_SNAPSHOT passes `@ag-ui/core`'s schema, and its messages equal what the
  *   official `HttpAgent` built from our live AG-UI stream;
- * - seed 002's timeline, with `<think>` tags in stored text deduplicated against streamed thinking.
+ * - the thinking timeline, with `<think>` tags in stored text deduplicated against streamed thinking.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -115,7 +115,7 @@ describe('AI SDK history', () => {
     }
   });
 
-  test('the metadata of a persisted message (seed 000): content, processing, thinking, tools, todos, steps, sources, usage, model, stop reason, errors', () => {
+  test('the metadata of a persisted message: content, processing, thinking, tools, todos, steps, sources, usage, model, stop reason, errors', () => {
     const events = kitchenSink('run');
     const m = project(events, { chatId: 'c' });
     const tsOf = (type: string, stepId: string) => events.find((e) => e.type === type && 'stepId' in e && e.stepId === stepId)?.ts ?? 0;
@@ -205,7 +205,7 @@ describe('AG-UI history', () => {
   }
 });
 
-describe('seed 002 timeline', () => {
+describe('the thinking timeline', () => {
   test('the demo run: processing as system messages, thinking, tool execution with its result, the answer', () => {
     const m = project(demoRun('hello', 'run'), { chatId: 'c' });
     const items = toTimeline([user('u1', 'hello'), m]);

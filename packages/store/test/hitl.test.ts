@@ -1,10 +1,10 @@
 /**
- * History of a person in the loop (issue 15): after an approval is asked, answered (approved or
- * denied), or a client tool call is answered, the reloaded message shows the states the stock client
- * holds live — AI SDK `approval-requested` / `approval-responded` / `output-denied` / `output-available`
- * (equal to `readUIMessageStream` continuing the same message, as `useChat` does, and valid for
- * `validateUIMessages`), and AG-UI messages equal to what `HttpAgent` built, with the approval in the
- * tool call's metadata.
+ * History of a person in the loop: after an approval is asked, answered (approved or denied), or a
+ * client tool call is answered, the reloaded message shows the states the stock client holds live —
+ * AI SDK `approval-requested` / `approval-responded` / `output-denied` / `output-available` (equal
+ * to `readUIMessageStream` continuing the same message, as `useChat` does, and valid for
+ * `validateUIMessages`), and AG-UI messages equal to what `HttpAgent` built, with the approval in
+ * the tool call's metadata.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL's NOTIFY wake-ups (issue 16), counted: a store's own appends wake its own tails when
- * they commit, so the notification of that same commit, arriving later through LISTEN, is skipped;
- * before, every tail read the log and the run again for nothing (two queries per tail per commit).
+ * PostgreSQL's NOTIFY wake-ups, counted: a store's own appends wake its own tails when they commit,
+ * so the notification of that same commit, arriving later through LISTEN, is skipped; otherwise
+ * every tail would read the log and the run again for nothing (two queries per tail per commit).
  * Notifications of other instances still wake the tails.
  */
 import assert from 'node:assert/strict';

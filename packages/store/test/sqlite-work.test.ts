@@ -1,6 +1,6 @@
 /**
- * The SQLite store's work, counted (transactions begun, statements run), not timed (issue 16): what a
- * burst of run starts and a run's appends cost. The gateway's side, `POST /api/chat`:
+ * The SQLite store's work, counted (transactions begun, statements run), not timed: what a burst of
+ * run starts and a run's appends cost. The gateway's side, `POST /api/chat`:
  * packages/server/test/run-start-work.test.ts.
  */
 import assert from 'node:assert/strict';

@@ -8,7 +8,7 @@
  * and reopening resumes it (posting the run's id again answers that run's stream from its start);
  * Stop aborts the run explicitly (run-control.ts); Retry, Regenerate and Edit resend a turn.
  *
- * A person in the loop (issue 15): every run declares the frontend tools (`tools`, client-tools.ts).
+ * A person in the loop: every run declares the frontend tools (`tools`, client-tools.ts).
  * A run that ends with an interrupt outcome leaves its approvals on the tool cards (Approve / Deny);
  * the answer is a new run of the same conversation with `resume` ({ interruptId, status: 'resolved',
  * payload: { approved } }). A run that leaves a frontend tool call to the client (`get_location`) is

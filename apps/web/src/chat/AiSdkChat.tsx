@@ -14,7 +14,7 @@
  *   run goes on (only an `error` chunk ends it).
  * - When a run ends the conversation is re-read from history (when the server has it), so what the
  *   page shows after the run is exactly what a reload shows — durations measured by the server.
- * - A person in the loop (issue 15): a tool call waiting for approval has Approve / Deny
+ * - A person in the loop: a tool call waiting for approval has Approve / Deny
  *   (`addToolApprovalResponse`); a frontend tool call (`get_location`) is answered here
  *   (`onToolCall` → `addToolOutput`). Either answer sends the conversation on by itself
  *   (`sendAutomaticallyWhen`, once per answer: client-tools.ts).

@@ -1,8 +1,8 @@
 /**
- * Frontend tools: tools an agent may call that the browser answers itself (issue 15). Both chat
- * modes declare them (AG-UI `tools`), run them when a call arrives, and send the output back so
- * the agent goes on. One tool today: `get_location`, the reader's position from the browser's
- * geolocation, or "Paris" when the browser has none, the reader refuses, or it takes too long.
+ * Frontend tools: tools an agent may call that the browser answers itself. Both chat modes declare
+ * them (AG-UI `tools`), run them when a call arrives, and send the output back so the agent goes
+ * on. One tool today: `get_location`, the reader's position from the browser's geolocation, or
+ * "Paris" when the browser has none, the reader refuses, or it takes too long.
  *
  * Also the rule that decides when the AI SDK chat sends automatically (`sendAutomaticallyWhen`):
  * only after an answer given on this page, and once per answer, so a reply that keeps a finished

@@ -1,5 +1,5 @@
 /**
- * A person in the loop (issue 15): Approve / Deny on a tool card whose call waits for approval
+ * A person in the loop: Approve / Deny on a tool card whose call waits for approval
  * (`approval-requested`). The chat gives the answer function through `ApprovalContext` (AI SDK:
  * `addToolApprovalResponse`; AG-UI: a run with `resume`); without one (a read-only view) the card
  * only says it waits. Plain buttons in a fieldset (named by the question) in the card's footer: Tab reaches them, Enter / Space press them.

@@ -1,6 +1,7 @@
 /**
- * A small SVG chart for `<<{...}>>` placeholders (seed 001): lines or bars, min / max labels, a
- * legend. No chart library: a few dozen elements are all a chat answer needs.
+ * A small SVG chart for `<<{...}>>` placeholders (as in the Observability Assistant UI): lines or
+ * bars, min / max labels, a legend. No chart library: a few dozen elements are all a chat answer
+ * needs.
  */
 import { createContext, useContext, useMemo } from 'react';
 

@@ -1,9 +1,9 @@
 /**
- * One message. An assistant message's parts render in order (seed 001: content blocks keep their
- * order): step boundaries, reasoning, text, tool calls, todos, data, files; sources and usage
- * collect at the end, errors inline. Consecutive text parts are one flow of prose (a provider that
- * cites sends one text part per cited span): they render as one markdown document with inline
- * citation markers, numbered like the message's one source list (citations.ts).
+ * One message. An assistant message's parts render in the order they arrived: step boundaries,
+ * reasoning, text, tool calls, todos, data, files; sources and usage collect at the end, errors
+ * inline. Consecutive text parts are one flow of prose (a provider that cites sends one text part
+ * per cited span): they render as one markdown document with inline citation markers, numbered like
+ * the message's one source list (citations.ts).
  *
  * Performance and correctness: `useChat` may hand over the live message object it keeps mutating
  * (its first render of a new message), so nothing here compares part objects with the ones of the

@@ -1,6 +1,7 @@
 /**
- * A reasoning block as seed 000 shows it: a *processing* block (agent status: "Processing…",
- * then "Processed in Xs") or a *thinking* block ("Thinking…", then "Thought for Xs").
+ * A reasoning block as the simplified Claude agent format's UI shows it: a *processing* block
+ * (agent status: "Processing…", then "Processed in Xs") or a *thinking* block ("Thinking…", then
+ * "Thought for Xs").
  *
  * - Open while it streams, with a live timer.
  * - 500 ms after it ends it collapses by itself, unless the user opened it.

@@ -1,11 +1,11 @@
 /**
- * Tool calls. Seed 003's component routing: code-running tools (python_interpreter, run_code, …)
- * get a code panel (the "webide") with their output below it as a terminal; Anthropic's server
- * code execution shows what it did — the file it wrote or read (`text_editor_code_execution`) and
- * the command with its output (`bash_code_execution`); every other tool is a card with its input
- * as JSON and its output as terminal-style text. Status, errors and the input / output are always
- * there; a finished card is collapsed (seed 001) with a one-line preview of its input, and opens on
- * a click.
+ * Tool calls. DeepSearchAgents' component routing (DSAgentRunMessage): code-running tools
+ * (python_interpreter, run_code, …) get a code panel (the "webide") with their output below it as a
+ * terminal; Anthropic's server code execution shows what it did — the file it wrote or read
+ * (`text_editor_code_execution`) and the command with its output (`bash_code_execution`); every
+ * other tool is a card with its input as JSON and its output as terminal-style text. Status, errors
+ * and the input / output are always there; a finished card is collapsed with a one-line preview of
+ * its input, and opens on a click.
  *
  * `footer` is where a card's actions go (the human-in-the-loop approval buttons): shown below the
  * card's content, and the card stays open while it has one.

@@ -1,8 +1,8 @@
 /**
- * Chart placeholders (seed 001): agent text may contain `<<{...}>>`, a JSON object describing a
- * chart. The data is inline (`data`, `series`, `values`) or comes from a tool call's output
- * (`toolCallId`, e.g. a PromQL query result). Both are turned into plain series of (x, y) points;
- * the chart itself is drawn as SVG (Chart.tsx).
+ * Chart placeholders (as in the Observability Assistant UI): agent text may contain `<<{...}>>`, a
+ * JSON object describing a chart. The data is inline (`data`, `series`, `values`) or comes from a
+ * tool call's output (`toolCallId`, e.g. a PromQL query result). Both are turned into plain series
+ * of (x, y) points; the chart itself is drawn as SVG (Chart.tsx).
  */
 import { isRecord } from '../lib/types.ts';
 

@@ -1,11 +1,11 @@
 /**
- * Decoders for the agent JSON-lines format of seed 000: one `{"type": …, "data": {…}}` object per
+ * Decoders for the simplified Claude agent line format: one `{"type": …, "data": {…}}` object per
  * line, as agents print it on stdout. Two dialects share it:
- * - `claude` (the simplified Claude agent format): start, status, text, thinking / think, tool_use,
- *   tool_result, todo_*, subagent_spawn, result, error, done;
- * - `deepagents`: the same plus tool_call_start, todos, subagent_start / subagent_complete,
- *   search / search_result, usage / usage_total.
- * Both dialects understand every event type; they differ only where seed 000 places subagent notes
+ * - `claude`: start, status, text, thinking / think, tool_use, tool_result, todo_*, subagent_spawn,
+ *   result, error, done;
+ * - `deepagents` (its DeepAgents dialect): the same plus tool_call_start, todos, subagent_start /
+ *   subagent_complete, search / search_result, usage / usage_total.
+ * Both dialects understand every event type; they differ only where they place subagent notes
  * (claude: the processing block; deepagents: the thinking block). Loose content goes through the
  * shared block rules.
  */
@@ -32,7 +32,7 @@ export type AgentDialect = 'claude' | 'deepagents';
 /** Turns agent todo items into canonical todos (moved to the model; re-exported for old imports). */
 export { toTodos };
 
-/** Creates a decoder for seed 000's simplified `{"type","data"}` agent format (framework `claude`). */
+/** Creates a decoder for the simplified Claude agent format's `{"type","data"}` lines (framework `claude`). */
 export function createClaudeAgentDecoder(options: DecoderOptions = {}): Decoder {
   return createAgentLineDecoder(agentLines('claude'), options);
 }
@@ -141,7 +141,7 @@ function claudeHandlers(ctx: AgentLineContext, dialect: AgentDialect): AgentLine
     out.emit(e);
   }
 
-  /** A subagent note: processing for Claude agents, thinking for DeepAgents (seed 000). */
+  /** A subagent note: processing for Claude agents, thinking for DeepAgents. */
   function subagentNote(text: string): void {
     if (dialect === 'deepagents') blocks.thinkingText(text, true);
     else blocks.status(text);

@@ -1,7 +1,8 @@
 /**
- * Decoder for seed 000's planned simple Gemini agent format ("Framework: Gemini (Future)"): one
- * `{"type": …, "data": {…}}` object per line — `start`, `content`, `function_call`,
- * `function_response`, `done` (and `error`). Loose content goes through the shared block rules.
+ * Decoder for the simple Gemini dialect of the simplified Claude agent line format ("Framework:
+ * Gemini (Future)" in that format's event mapping): one `{"type": …, "data": {…}}` object per line
+ * — `start`, `content`, `function_call`, `function_response`, `done` (and `error`). Loose content
+ * goes through the shared block rules.
  *
  * The envelope is the same as the `claude` agent format's, so a value cannot tell the two apart:
  * `detectGeminiSimple` never claims anything and this decoder is chosen explicitly
@@ -45,7 +46,7 @@ export function detectGeminiSimple(_value: unknown): boolean {
   return false;
 }
 
-/** Seed 000's simple Gemini lines: handlers on the agent-line skeleton. */
+/** The simple Gemini lines: handlers on the agent-line skeleton. */
 const DIALECT: AgentLineDialect = {
   source: PROVIDER,
   truncated: 'the agent output ended without a "done" event',
@@ -54,7 +55,7 @@ const DIALECT: AgentLineDialect = {
   handlers: geminiSimpleHandlers,
 };
 
-/** Creates a decoder for seed 000's planned simple Gemini agent format (framework `gemini-simple`). */
+/** Creates a decoder for the agent line format's simple Gemini dialect (framework `gemini-simple`). */
 export function createGeminiSimpleDecoder(options: DecoderOptions = {}): Decoder {
   return createAgentLineDecoder(DIALECT, options);
 }

@@ -275,8 +275,8 @@ export function guard(decoder: Decoder, maxDepth = MAX_DEPTH): Decoder {
         return failed(at, 'value', err);
       }
       // The hot path: a safe value whose events are all flat (deltas) and no id renamed yet. Kept
-      // this small on purpose: with the settling inline it cost 25–40% of a delta's conversion, far
-      // more than its checks (an in-process A/B, docs/benchmarks.md round 4); now ≈ 5–10%.
+      // this small on purpose: with the settling inline it costs 25–40% of a delta's conversion, far
+      // more than its checks (an in-process A/B); this way ≈ 5–10%.
       return plain(events) ? events : settle(events, at, true);
     },
     fault(code, message, where) {

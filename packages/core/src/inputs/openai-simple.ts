@@ -1,6 +1,6 @@
 /**
- * Decoder for seed 000's planned simple OpenAI agent format (framework `openai`): one
- * `{"type": …, "data": {…}}` object per line —
+ * Decoder for the simple OpenAI dialect of the simplified Claude agent line format (framework
+ * `openai`): one `{"type": …, "data": {…}}` object per line —
  * `start {model}`, `delta {content}`, `tool_call {id, name, arguments}`, `tool_result {id, content}`,
  * `done {usage}` (and `error {message}`). Loose text goes through the shared block rules.
  *
@@ -34,7 +34,7 @@ export function detectOpenAISimple(_value: unknown): boolean {
   return false;
 }
 
-/** Seed 000's simple OpenAI lines: handlers on the agent-line skeleton. */
+/** The simple OpenAI lines: handlers on the agent-line skeleton. */
 const DIALECT: AgentLineDialect = {
   source: PROVIDER,
   truncated: 'the OpenAI agent output ended without a "done" event',
@@ -43,7 +43,7 @@ const DIALECT: AgentLineDialect = {
   handlers: openaiSimpleHandlers,
 };
 
-/** Creates a decoder for seed 000's simple OpenAI agent format (framework `openai`). */
+/** Creates a decoder for the agent line format's simple OpenAI dialect (framework `openai`). */
 export function createOpenAISimpleDecoder(options: DecoderOptions = {}): Decoder {
   return createAgentLineDecoder(DIALECT, options);
 }

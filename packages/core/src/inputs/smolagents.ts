@@ -40,7 +40,7 @@ const TYPES = new Set([
   'SystemPromptStep',
 ]);
 
-/** `step_type` values in the style of seed 003 (`planning` | `action` | `final_answer`). */
+/** `step_type` values as DeepSearchAgents' DSAgentRunMessage writes them (`planning` | `action` | `final_answer`). */
 const STEP_TYPES: Record<string, string> = { planning: 'PlanningStep', action: 'ActionStep', final_answer: 'FinalAnswerStep' };
 
 type Kind = 'planning' | 'action' | 'final-answer';

@@ -1,5 +1,5 @@
 /**
- * `<think>` tags in answer text (seed 002), in two forms:
+ * `<think>` tags in answer text (reasoning that open models write into the answer), in two forms:
  *
  * - `withThinkTags(decoder)` post-processes any decoder: each of its text blocks is run through the
  *   streaming tag extractor (`transforms/think-tags.ts`) and split into thinking reasoning blocks and

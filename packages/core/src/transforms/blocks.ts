@@ -1,5 +1,5 @@
 /**
- * Seed 000's block rules, for inputs that send loose content rather than blocks (agents' JSON lines,
+ * The block rules, for inputs that send loose content rather than blocks (agents' JSON lines,
  * `<think>` tags):
  * - status opens (or continues) a processing block and closes an open thinking block;
  * - thinking opens (or continues) a thinking block and closes an open processing block;

@@ -1,5 +1,6 @@
 /**
- * Seed 000's formatter conventions, for its own frontends (the AI SDK encoder with namespace `mobox`):
+ * The formatter conventions of the simplified Claude agent format's server, for that format's own
+ * frontends (the AI SDK encoder with namespace `mobox`):
  * - todos are also text of the processing block (one line per item, `☐` pending, `◐` in progress,
  *   `☑` completed, `☒` cancelled), which they open (closing a thinking block) when none is open;
  * - tool calls and results do not close the processing block: a processing block the input closed

@@ -1,6 +1,6 @@
 /**
- * `<think>` tag extraction (seed 002): splits streamed text into answer text and the reasoning that
- * open models (DeepSeek-R1, QwQ, Qwen3, gpt-oss via some servers, …) write between `<think>` and
+ * `<think>` tag extraction: splits streamed text into answer text and the reasoning that open
+ * models (DeepSeek-R1, QwQ, Qwen3, gpt-oss via some servers, …) write between `<think>` and
  * `</think>` in their content. A pure, incremental machine: tags may be split across chunks at any
  * character, and the result is the same however the text was split.
  *

@@ -1,6 +1,6 @@
 /**
  * What the server runs: an agent is a function from a chat request to an async stream of events in
- * seed 000's simplified `{"type", "data"}` format (the `claude` decoder reads it).
+ * the simplified Claude agent format's `{"type", "data"}` lines (the `claude` decoder reads them).
  */
 import type { Json, JsonObject } from '@switchboard/core';
 
@@ -11,7 +11,7 @@ export interface AgentTodo {
   activeForm?: string;
 }
 
-/** One event of seed 000's simplified agent format, discriminated on `type`. */
+/** One event of the simplified Claude agent format, discriminated on `type`. */
 export type AgentEvent =
   | { type: 'start'; data: { model?: string; prompt_preview?: string } }
   | { type: 'status'; data: { message: string } }

@@ -1,5 +1,5 @@
 /**
- * The built-in agents as in-process agents for the runner: `demo` (seed 000 lines through the
+ * The built-in agents as in-process agents for the runner: `demo` (agent lines through the
  * `claude` decoder), `replay` (a recorded capture, paced), and the SDK agents `anthropic`, `openai`,
  * `gemini` and `langchain`.
  */

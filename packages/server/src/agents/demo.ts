@@ -1,10 +1,10 @@
 /**
- * The built-in demo agent: speaks seed 000's simplified agent format with no model behind it, so the
+ * The built-in demo agent: speaks the simplified Claude agent format with no model behind it, so the
  * whole pipeline (decoder → canonical events → encoder → UI) can be seen working offline.
  *
- * By default it shows every block kind: status lines (processing), thinking, a todo list, a tool call
- * and an answer that echoes the user's text. It also understands seed 001's demo commands:
- * `step`, `tool [city]`, `text <words>`, `code <code>` and `error`.
+ * By default it shows every block kind: status lines (processing), thinking, a todo list, a tool
+ * call and an answer that echoes the user's text. It also understands the Observability Assistant
+ * UI's demo commands: `step`, `tool [city]`, `text <words>`, `code <code>` and `error`.
  */
 import type { AgentEvent, AgentFactory, AgentTodo } from './agent.ts';
 import { pause } from './replay.ts';

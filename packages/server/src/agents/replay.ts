@@ -50,7 +50,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function timestampOf(value: unknown): number | undefined {
   if (!isObject(value)) return undefined;
   if (typeof value.ts === 'number') return value.ts;
-  // AG-UI events and seed 004's WebSocket messages; recorded AG-UI traces wrap the event.
+  // AG-UI events and the WebSocket contract's messages; recorded AG-UI traces wrap the event.
   const inner = isObject(value.event) ? value.event : value;
   const t = inner.timestamp;
   if (typeof t === 'number' && Number.isFinite(t)) return t < 1e11 ? t * 1000 : t;

@@ -71,7 +71,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         name: 'namespace',
         value: 'ns',
         default: 'switchboard',
-        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows seed 000's formatter.",
+        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows the mobox UI's formatter.",
       },
       {
         name: 'input-format',
@@ -162,7 +162,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         name: 'namespace',
         value: 'ns',
         default: 'switchboard',
-        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows seed 000's formatter.",
+        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows the mobox UI's formatter.",
       },
       { name: 'run-id', value: 'id', help: 'Run id of the replayed run (default: a random UUID).' },
       HELP_FLAG,

@@ -1,7 +1,7 @@
 /**
  * How a process run reads its agent's stdout: bytes → lines within the size limit → the configured
  * decoder → the run's sequencer. Split out of `process.ts` so `ProcessRun` stays a readable size
- * (issue 12's 400-line rule).
+ * (the 400-line rule of scripts/check-function-length.ts).
  */
 import { type CanonicalEvent, createDecoder, framed, type Machine } from '@switchboard/core';
 import type { ProcessAgent } from '../config/types.ts';

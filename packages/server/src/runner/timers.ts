@@ -1,7 +1,7 @@
 /**
  * The timers of one process run (run and idle timeouts, kill and exit grace), kept in one set so
  * that cleanup can clear them all. Split out of `process.ts` so `ProcessRun` stays a readable size
- * (issue 12's 400-line rule).
+ * (the 400-line rule of scripts/check-function-length.ts).
  */
 
 /** A set of timeouts that forget themselves once they fire. */

@@ -1,7 +1,7 @@
 /**
  * The agents a gateway can run: the configured ones (config file agents and built-ins, see
  * config/), plus in-process agents given in code (`AppOptions.agents`, and the legacy
- * `AppOptions.agent` factory of seed 000 lines). All of them run through the runner, so they share
+ * `AppOptions.agent` factory of agent lines). All of them run through the runner, so they share
  * its contract: limits, aborts, clean ends.
  */
 import { decode, type Framework } from '@switchboard/core';
@@ -41,7 +41,7 @@ type Entry =
 /** The name the legacy `agent` factory is registered under. */
 export const LEGACY_AGENT_NAME = 'default';
 
-/** Wraps a seed-000 agent factory (lines through the `claude` decoder) as an in-process agent. */
+/** Wraps an agent-line factory (lines through the `claude` decoder) as an in-process agent. */
 export function fromAgentFactory(name: string, factory: AgentFactory, onError?: (err: unknown) => void): InProcessAgentSpec {
   return {
     name,

@@ -42,7 +42,7 @@ export interface AppOptions {
   fanout?: RedisFanout;
   /** Agents given in code, added to (and winning over) the configured ones. */
   agents?: InProcessAgentSpec[];
-  /** Legacy: an agent of seed 000 lines, registered as `default` and made the default agent. */
+  /** Legacy: an agent-line factory, registered as `default` and made the default agent. */
   agent?: AgentFactory;
   /** The agent of requests that name none. Default: `default` with `agent`, else `demo`. */
   defaultAgent?: string;

@@ -194,7 +194,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['history'],
           summary: 'The conversation in a protocol.',
           description:
-            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event; `timeline`: seed 002 timeline items; `canonical`: user messages and each run's canonical events.",
+            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event; `timeline`: thinking timeline items; `canonical`: user messages and each run's canonical events.",
           parameters: [
             pathId('id', 'Chat id.'),
             query('protocol', 'History format (default ai-sdk).', { type: 'string', enum: ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] }),
@@ -257,7 +257,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
       '/ws': {
         get: {
           tags: ['chat'],
-          summary: 'WebSocket (seed 004): subscribe to sessions, send messages, receive `agent:event` frames.',
+          summary: 'WebSocket (the `agent:event` contract): subscribe to sessions, send messages, receive `agent:event` frames.',
           description:
             'Upgrade to a WebSocket. Authenticate with `Authorization: Bearer` or `?access_token=`. Client messages: `subscribe {sessionId, lastSequenceNumber?, lastEventId?}`, `unsubscribe {sessionId}`, `message {sessionId?, content, agent?, messageId?}`, `abort {sessionId | runId}`, `ping`. Server envelopes: `{event, data}` with event `agent:event`, `subscribed`, `unsubscribed`, `run:started`, `aborted`, `error`, `pong`. See docs/gateway.md.',
           parameters: [query('access_token', 'Bearer token, for clients that cannot set headers.', { type: 'string' })],

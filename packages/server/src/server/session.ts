@@ -1,7 +1,7 @@
 /**
- * Following a WebSocket session (a chat) as seed 004's `agent:event` frames: every run of the chat,
- * oldest first, encoded by the ws encoder from the store's log, then live, then the next run as soon
- * as it starts.
+ * Following a WebSocket session (a chat) as the WebSocket contract's `agent:event` frames: every
+ * run of the chat, oldest first, encoded by the ws encoder from the store's log, then live, then
+ * the next run as soon as it starts.
  *
  * Numbering (deterministic, so a reconnecting client can say where it stopped):
  * - `sequenceNumber` = the event's `seq` in its run plus the number of events of the chat's earlier
@@ -10,9 +10,9 @@
  * - `eventIndex` = the frame's index in the session (frames of earlier runs counted);
  * - `eventId` = `<runId>:<seq>` for an event's first frame, `<runId>:<seq>.<k>` for its k-th further one.
  *
- * A client resumes with `lastSequenceNumber` (seed 004: the frames of events after it; transient
- * chunk frames of those events it may already have come again, with the same eventId) or, exactly,
- * with `lastEventId` (every frame after that one, nothing twice).
+ * A client resumes with `lastSequenceNumber` (the contract's resume: the frames of events after it;
+ * transient chunk frames of those events it may already have come again, with the same eventId) or,
+ * exactly, with `lastEventId` (every frame after that one, nothing twice).
  */
 import { type CanonicalEvent, createWsEncoder, type WsEvent } from '@switchboard/core';
 import { isTerminal, type Run, type Store } from '@switchboard/store';

@@ -1,5 +1,5 @@
 /**
- * WebSocket `/ws` with seed 004's contract, on the `ws` package (attached to the HTTP server's
+ * WebSocket `/ws` with the `agent:event` contract, on the `ws` package (attached to the HTTP server's
  * `upgrade` event, so authentication, the origin check and the rate limit answer with a plain HTTP
  * status before any WebSocket exists).
  *
@@ -17,7 +17,7 @@
  * | `{type:'ping'}` | `{event:'pong'}` |
  *
  * Server → client: `{event, data}` envelopes — `agent:event` (data: one frame of the ws encoder,
- * seed 004's AgentEvent), `subscribed`, `unsubscribed`, `run:started`, `aborted`, `error`
+ * the contract's AgentEvent), `subscribed`, `unsubscribed`, `run:started`, `aborted`, `error`
  * (`{code, message, requestId?, sessionId?}`), `pong`. A socket that closes does not abort its
  * runs (it may reconnect and resubscribe); `abort` does.
  */

@@ -1,8 +1,8 @@
 /**
  * The skeleton of the agent-line formats: one `{"type": …, "data": {…}}` object per line, as agents
- * print it on stdout (seed 000's `claude` and `deepagents` lines, its planned simple OpenAI and
- * Gemini lines). A dialect is a table of handlers, one per event type; the skeleton reads the
- * envelope, dispatches, and owns what they all share:
+ * print it on stdout (the simplified Claude agent format's `claude` and `deepagents` lines, its
+ * simple OpenAI and Gemini dialects). A dialect is a table of handlers, one per event type; the
+ * skeleton reads the envelope, dispatches, and owns what they all share:
  * - `error` lines: close open blocks, mark the run failed, a fatal located error (code and message
  *   read from the dialect's keys);
  * - `done` lines and the end of input: the dialect's `finish`; at the end, a fatal `truncated`
@@ -32,8 +32,8 @@ interface InputProblem {
 }
 
 /**
- * Reads the `{"type": …, "data": {…}}` envelope that the agent line formats share (seed 000's
- * claude / deepagents lines and its planned OpenAI and Gemini lines): the type and the data (`{}` when
+ * Reads the `{"type": …, "data": {…}}` envelope that the agent line formats share (the claude /
+ * deepagents lines and the simple OpenAI and Gemini dialects): the type and the data (`{}` when
  * absent) and the whole line, or what is wrong with the value and where.
  */
 function readAgentLine(

@@ -37,9 +37,10 @@ export type { AiSdkChunk } from './schema.ts';
 
 export interface AiSdkEncoderOptions {
   /**
-   * providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for seed 000
-   * clients, which also switches on seed 000's formatter conventions (transforms/seed000.ts: todos as
-   * processing-block text, tool calls not closing the processing block).
+   * providerMetadata key that carries the reasoning variant. Default `switchboard`; `mobox` for clients
+   * of the simplified Claude agent format's UI, which also switches on that UI's server formatter
+   * conventions (transforms/seed000.ts: todos as processing-block text, tool calls not closing the
+   * processing block).
    */
   namespace?: string;
   /** Send reasoning blocks (default true). */
@@ -475,7 +476,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
       if (ended) return [];
       summary?.apply(e);
       const out: AiSdkChunk[] = [];
-      // Without the seed-000 fold (the common case) the event is encoded as it is: no array per event.
+      // Without the `mobox` formatter fold (the common case) the event is encoded as it is: no array per event.
       if (!seed000) encodeAfterFatal(e, out);
       else
         for (const x of seed000.push(e)) {

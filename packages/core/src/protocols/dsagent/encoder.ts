@@ -1,8 +1,8 @@
 /**
- * Encoder for DSAgentRunMessage (seed 003: DeepSearchAgents' v2 WebSocket messages, what its
- * `web_ui.py` makes of smolagents' steps). Canonical events in, `{role, content, metadata,
- * message_id, timestamp, session_id, step_number}` messages out; the metadata drives the frontend:
- * `component` (chat / webide / terminal, by the seed's routing), `message_type`, step fields.
+ * Encoder for DSAgentRunMessage (DeepSearchAgents' v2 WebSocket messages, what its `web_ui.py`
+ * makes of smolagents' steps). Canonical events in, `{role, content, metadata, message_id,
+ * timestamp, session_id, step_number}` messages out; the metadata drives the frontend: `component`
+ * (chat / webide / terminal, by DeepSearchAgents' routing), `message_type`, step fields.
  *
  * - planning step → planning_header, planning_content (its reasoning, streamed), planning_footer
  *   (tokens, timing), separator;
@@ -48,13 +48,14 @@ export interface DsAgentEncoderOptions {
   /** `session_id` of every message. Default: the run's `chatId` (unless empty), else its run id. */
   sessionId?: string;
   /**
-   * Content of delta messages: `increment` (the new text only; seed 003) or `accumulated` (the whole
-   * text so far, as DeepSearchAgents' server sends it and its frontend replaces it). Default increment.
+   * Content of delta messages: `increment` (the new text only, as DeepSearchAgents' StreamEvent
+   * flow document describes) or `accumulated` (the whole text so far, as DeepSearchAgents' server
+   * sends it and its frontend replaces it). Default increment.
    */
   deltas?: 'increment' | 'accumulated';
 }
 
-/** The first 60 characters, with "..." when cut (seed 003: "action thoughts truncated to 60 chars"). */
+/** The first 60 characters, with "..." when cut (DeepSearchAgents: "action thoughts truncated to 60 chars"). */
 export function thoughtsPreview(text: string): string {
   return text.length > 60 ? `${text.slice(0, 60)}...` : text;
 }

@@ -1,5 +1,5 @@
 /**
- * Reader (decoder) for DSAgentRunMessage (seed 003): the messages `encoder.ts` writes (or a
+ * Reader (decoder) for DeepSearchAgents' DSAgentRunMessage: the messages `encoder.ts` writes (or a
  * DeepSearchAgents v2 server sends over its WebSocket) back into canonical events, linear in the
  * stream's length: stream parts are kept and joined once, when the final message is checked against
  * them; with `deltas: 'accumulated'` each delta's new text is the part beyond the previous length.
@@ -47,7 +47,7 @@ const MESSAGE_TYPES = new Set([
 ]);
 
 export interface DsAgentDecoderOptions extends DecoderOptions {
-  /** How delta messages carry their text: `increment` (default; seed 003) or `accumulated` (the whole text so far). */
+  /** How delta messages carry their text: `increment` (default) or `accumulated` (the whole text so far). */
   deltas?: 'increment' | 'accumulated';
 }
 

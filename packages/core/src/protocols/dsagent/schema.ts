@@ -1,13 +1,13 @@
 /**
- * Zod schemas of DSAgentRunMessage (seed 003, DeepSearchAgents v2 API; field names as its
- * `web_ui.py` and `models.py` give them), as the DSAgent encoder writes them: `{role, content,
- * metadata, message_id, timestamp, session_id, step_number}`, with `metadata` discriminated on
+ * Zod schemas of DSAgentRunMessage (DeepSearchAgents' v2 API; field names as its `web_ui.py` and
+ * `models.py` give them), as the DSAgent encoder writes them: `{role, content, metadata,
+ * message_id, timestamp, session_id, step_number}`, with `metadata` discriminated on
  * `message_type`. Switchboard's additions (marked "extension") carry what a round trip needs.
  *
- * Like `model/schema.ts` this module loads zod, so the encoder and the reader import its types only.
- * `validateDsAgentMessages` checks a whole stream: every message against its schema, the seed's
- * component routing, the streaming protocol (initial → deltas → final with the whole content) and one
- * tool_call per tool id.
+ * Like `model/schema.ts` this module loads zod, so the encoder and the reader import its types
+ * only. `validateDsAgentMessages` checks a whole stream: every message against its schema,
+ * DeepSearchAgents' component routing, the streaming protocol (initial → deltas → final with the
+ * whole content) and one tool_call per tool id.
  */
 import { z } from 'zod';
 import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
@@ -45,7 +45,7 @@ function meta<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
   return z.strictObject({ message_type: z.literal(type) }).extend(shape);
 }
 
-/** The routed component (the validator checks it against the seed's routing). */
+/** The routed component (the validator checks it against DeepSearchAgents' routing). */
 const component = z.enum(['chat', 'webide', 'terminal']);
 
 export const planningHeaderSchema = meta('planning_header', {
@@ -292,9 +292,10 @@ function pathOf(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Checks a stream of DSAgentRunMessages: each against its schema; the component the seed's routing
- * gives; every stream opened by an initial message, then deltas, then one final message whose content
- * is the deltas joined (`deltas: 'accumulated'`: the last delta); one tool_call per tool id.
+ * Checks a stream of DSAgentRunMessages: each against its schema; the component DeepSearchAgents'
+ * routing gives; every stream opened by an initial message, then deltas, then one final message
+ * whose content is the deltas joined (`deltas: 'accumulated'`: the last delta); one tool_call per
+ * tool id.
  */
 export function validateDsAgentMessages(
   messages: Iterable<unknown>,
@@ -318,7 +319,7 @@ export function validateDsAgentMessages(
     const issue = (path: string, message: string) => issues.push({ index, path, message });
     const toolName = 'tool_name' in md ? (md.tool_name ?? undefined) : undefined;
     const component = routeComponent(toolName, md.message_type, m.content);
-    if (md.component !== component) issue('metadata.component', `expected "${component}" (the seed's routing), got "${md.component}"`);
+    if (md.component !== component) issue('metadata.component', `expected "${component}" (the DSAgent routing), got "${md.component}"`);
     if ('stream_id' in md) {
       const id = md.stream_id;
       if (done.has(id)) issue('metadata.stream_id', `stream "${id}" already ended`);

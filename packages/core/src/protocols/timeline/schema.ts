@@ -1,7 +1,7 @@
 /**
- * Seed 002's thinking timeline: the item shapes the store's history (`toTimeline`) and the client's
- * live timeline builder produce (thinking, agent_message, user_message, tool_execution,
- * system_message, ephemeral_message). Types only.
+ * The thinking timeline: the item shapes the store's history (`toTimeline`) and the client's live
+ * timeline builder produce (thinking, agent_message, user_message, tool_execution, system_message,
+ * ephemeral_message). Types only.
  */
 import type { Json } from '../../model/events.ts';
 
@@ -21,7 +21,7 @@ export interface ToolResultData {
   timestamp: string;
 }
 
-/** One item of seed 002's timeline. `timestamp` is ISO 8601 (a `Date` as JSON). */
+/** One item of the thinking timeline. `timestamp` is ISO 8601 (a `Date` as JSON). */
 export type TimelineItem =
   | { type: 'thinking'; id: string; content: string; timestamp: string; durationMs?: number; source: 'stream' | 'tag' }
   | { type: 'agent_message'; id: string; content: string; timestamp: string }

@@ -1,12 +1,12 @@
 /**
- * Encoder for the WebSocket `agent:event` contract of seed 004 (what a Socket.IO server sends as
+ * Encoder for the WebSocket `agent:event` contract (what a Socket.IO server sends as
  * `socket.emit('agent:event', event)`). Canonical events in, AgentEvent objects out; a server emits
  * each frame as is, `switchboard convert --to ws` writes one per line.
  *
  * - session_start first; thinking_chunk / message_chunk while a block streams (transient); thinking /
  *   message with the block's accumulated content when it ends (parts joined once: O(total));
- * - tool_use once per tool_call_id, when its input is complete (the seed's `emittedToolUseIds`), and
- *   one final tool_result per tool_call_id;
+ * - tool_use once per tool_call_id, when its input is complete (as the contract's
+ *   `emittedToolUseIds` does), and one final tool_result per tool_call_id;
  * - complete last, with `stop_reason` (Anthropic vocabulary) and usage with the cache tokens and the
  *   provider's extras (`service_tier`, …);
  * - envelope: `eventIndex` (per session, from 0, every frame), `blockIndex` (per message/turn, per
@@ -326,7 +326,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         return;
       }
       case 'tool-input-delta':
-        // The input streams in canonical; tool_use carries it whole (seed: input_json_delta → null).
+        // The input streams in canonical; tool_use carries it whole (the contract: input_json_delta → null).
         return;
       case 'tool-input-end': {
         toolNames.set(e.toolCallId, e.toolName);

@@ -1,8 +1,8 @@
 /**
- * Zod schemas of the WebSocket `agent:event` contract (seed 004, "Claude API Event Transformation
- * Mapping"; field names from the seed's WebSocket box, the base fields from the BC-Claude-Agent
- * prototype's `BaseAgentEvent`), plus the extension frames Switchboard adds for canonical events the
- * seed has no type for. One frame is the payload of one `socket.emit('agent:event', event)`.
+ * Zod schemas of the WebSocket `agent:event` contract (field names from the WebSocket box of the
+ * BC-Claude-Agent prototype's "Claude API Event Transformation Mapping", the base fields from its
+ * `BaseAgentEvent`), plus the extension frames Switchboard adds for canonical events the contract
+ * has no type for. One frame is the payload of one `socket.emit('agent:event', event)`.
  *
  * Like `model/schema.ts` this module loads zod, so the encoder and the reader import its types only.
  * `validateWsEvents` checks a whole session: every frame against its schema, and the contract's
@@ -23,7 +23,7 @@ const location = locationSchema;
 export const wsPersistenceStateSchema = z.enum(['transient', 'pending', 'persisted']);
 
 /**
- * Token usage in Anthropic's vocabulary (the seed's `usage: { input_tokens, output_tokens, cache_* }`):
+ * Token usage in Anthropic's vocabulary (the contract's `usage: { input_tokens, output_tokens, cache_* }`):
  * `input_tokens` counts uncached input only, as Anthropic does; the cache counts, `service_tier` and the
  * provider's other usage keys sit beside it; `raw` is the provider's object as received.
  */
@@ -59,7 +59,7 @@ export const wsCitationSchema = z.looseObject({
   raw: json.optional(),
 });
 
-/** Fields of every frame: the prototype's BaseAgentEvent plus eventIndex (seed) and subagentId. */
+/** Fields of every frame: the prototype's BaseAgentEvent plus eventIndex (the contract's) and subagentId. */
 const base = {
   eventId: z.string().min(1).describe('Unique, deterministic: `<runId>:<seq>` of the canonical event, `.k` for its k-th further frame.'),
   timestamp: z.iso.datetime().describe('ISO 8601, from the canonical event time.'),
@@ -173,7 +173,7 @@ export const wsErrorSchema = frame('error', {
   providerMetadata,
 });
 
-// -- extensions: canonical events the seed has no type for ---------------------------------------
+// -- extensions: canonical events the contract has no type for -----------------------------------
 
 export const wsStepStartSchema = frame('step_start', {
   stepId: z.string(),
@@ -316,7 +316,7 @@ export type WsEventOf<T extends WsEventType> = Extract<WsEvent, { type: T }>;
 export type WsUsage = z.infer<typeof wsUsageSchema>;
 export type WsCitation = z.infer<typeof wsCitationSchema>;
 
-/** The seed's own event types (the rest are Switchboard extensions). */
+/** The contract's own event types (the rest are Switchboard extensions). */
 export const WS_SEED_TYPES = [
   'session_start',
   'thinking_chunk',
