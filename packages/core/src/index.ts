@@ -40,9 +40,9 @@ export {
   type ThinkDecoderOptions,
   withThinkTags,
 } from './inputs/think.ts';
-export * from './message/index.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
+export * from './message/index.ts';
 export type { DecoderOptions } from './model/emitter.ts';
 export { Emitter } from './model/emitter.ts';
 export type * from './model/events.ts';
