@@ -42,6 +42,7 @@ export {
 } from './inputs/think.ts';
 export type { Machine, Source } from './machine.ts';
 export { pipe, run, toTransformStream } from './machine.ts';
+export type { HistoryOptions } from './message/history-options.ts';
 export * from './message/index.ts';
 export type { DecoderOptions } from './model/emitter.ts';
 export { Emitter } from './model/emitter.ts';
@@ -85,6 +86,13 @@ export type { FrameId, SseEncoderOptions } from './outputs/sse.ts';
 export { createSseEncoder, formatFrameId, parseFrameId } from './outputs/sse.ts';
 export type { AgUiEncoderOptions } from './protocols/ag-ui/encoder.ts';
 export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './protocols/ag-ui/encoder.ts';
+export {
+  type AgUiHistory,
+  agUiOfAssistant,
+  agUiStateOf,
+  toAgUiHistory,
+  toAgUiMessages,
+} from './protocols/ag-ui/history.ts';
 export { createAgUiDecoder, detectAgUi } from './protocols/ag-ui/reader.ts';
 export {
   type AgUiEventLike,
@@ -97,6 +105,14 @@ export {
 export type { AgUiEvent } from './protocols/ag-ui/schema.ts';
 export type { AiSdkChunk, AiSdkCitation, AiSdkEncoderOptions, SourceLike } from './protocols/ai-sdk/encoder.ts';
 export { AI_SDK_SSE_HEADERS, createAiSdkEncoder, toAiSdkCitation, toAiSdkSource } from './protocols/ai-sdk/encoder.ts';
+export {
+  createUIMessageView,
+  toUIMessage,
+  toUIMessages,
+  toUIParts,
+  toUIUserMessage,
+  type UIMessageView,
+} from './protocols/ai-sdk/history.ts';
 export { type AiSdkDecoderOptions, createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
 export {
   type AiSdkChunkLike,
@@ -111,6 +127,12 @@ export { createCanonicalDecoder, createCanonicalReader, isCanonicalEvent } from 
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';
+export {
+  extractThinkTags,
+  type ThinkExtraction,
+  timelineOfAssistant,
+  toTimeline,
+} from './protocols/timeline/history.ts';
 export type { TimelineItem, ToolCallData, ToolResultData } from './protocols/timeline/schema.ts';
 export type { WsEncoderOptions, WsEvent } from './protocols/ws/encoder.ts';
 export { createWsEncoder } from './protocols/ws/encoder.ts';

@@ -5,6 +5,7 @@
  */
 
 export type {
+  AgUiHistory,
   AgUiMessageLike,
   CanonicalHistoryItem,
   HistoryOf,
@@ -19,7 +20,6 @@ export type {
   UIPartLike,
 } from './history.ts';
 export {
-  agUiMessagesFromLog,
   canonicalHistory,
   extractThinkTags,
   HISTORY_PROTOCOLS,
