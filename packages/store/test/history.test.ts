@@ -17,7 +17,7 @@ import { convertToModelMessages, type UIMessage, validateUIMessages } from 'ai';
 
 import { runAgUi } from '../../../test/support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse } from '../../../test/support/ai-sdk-oracle.ts';
-import { extractThinkTags, toAgUiMessages, toAgUiSnapshot, toTimeline, toUIMessages } from '../src/history.ts';
+import { extractThinkTags, loadHistory, toAgUiHistory, toAgUiMessages, toAgUiSnapshot, toTimeline, toUIMessages } from '../src/history.ts';
 import { type AssistantMessage, type PersistedMessage, project, type UserMessage } from '../src/projection.ts';
 import { openSqliteStore } from '../src/sqlite.ts';
 import { anthropicFixtures, decodeText, demoRun, kitchenSink, otherCaptureRuns } from './support.ts';
@@ -202,7 +202,51 @@ describe('AG-UI history', () => {
       assert.equal(run.error, undefined);
       assert.deepEqual(shape(toAgUiMessages([project(events, { chatId: 'chat' })])), shape(run.messages as Message[]));
     });
+    test(`${name}: the history's state is the agent.state the official HttpAgent held after the live AG-UI stream`, {
+      skip: !agUi,
+    }, async () => {
+      const run = await runAgUi(sse(events, agUi as Protocol));
+      assert.deepEqual(toAgUiHistory([project(events, { chatId: 'chat' })]).state, JSON.parse(JSON.stringify(run.state ?? {})));
+    });
   }
+
+  test('a history load reads no run log: a run of 10 events and one of 10,000 cost the same', async () => {
+    const store = await openSqliteStore({ path: ':memory:' });
+    try {
+      const cost = async (chatId: string, deltas: number) => {
+        await store.createChat({ id: chatId });
+        const runId = `${chatId}-run`;
+        const events: CanonicalEvent[] = [{ type: 'run-start', runId, seq: 0, ts: 0, messageId: `${chatId}-m` } as CanonicalEvent];
+        events.push({ type: 'text-start', runId, seq: 1, ts: 0, blockId: 't' } as CanonicalEvent);
+        for (let i = 0; i < deltas; i++)
+          events.push({ type: 'text-delta', runId, seq: i + 2, ts: 0, blockId: 't', delta: 'x' } as CanonicalEvent);
+        events.push({ type: 'text-end', runId, seq: deltas + 2, ts: 0, blockId: 't' } as CanonicalEvent);
+        events.push({ type: 'run-finish', runId, seq: deltas + 3, ts: 0, finishReason: 'stop' } as CanonicalEvent);
+        await store.startRun({ runId, chatId, userMessage: { id: `${chatId}-u`, content: 'hi' } });
+        await store.append(events);
+        let read = 0;
+        const original = store.read.bind(store);
+        store.read = (async (...args: Parameters<typeof store.read>) => {
+          const out = await original(...args);
+          read += out.length + 1;
+          return out;
+        }) as typeof store.read;
+        try {
+          const history = await loadHistory(store, chatId, 'ag-ui');
+          assert.equal(history.messages.length, 2);
+        } finally {
+          store.read = original;
+        }
+        return read;
+      };
+      const small = await cost('c10', 6);
+      const large = await cost('c10k', 9_996);
+      assert.equal(small, large);
+      assert.equal(large, 0);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('the thinking timeline', () => {

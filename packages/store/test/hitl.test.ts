@@ -176,8 +176,9 @@ describe('AG-UI history: approvals', () => {
     assert.equal(r1.error, undefined);
     const h1 = toAgUiMessages([first]) as { toolCalls?: { metadata?: unknown }[] }[];
     assert.deepEqual(plain(h1), plain(r1.messages));
+    // Beside the live metadata (`whole`: the input arrived in one piece), the approval and its state.
     assert.deepEqual(h1[0].toolCalls?.[0].metadata, {
-      switchboard: { approval: { id: 'appr_1', requestReason: 'Cannot be undone.', state: 'approval-requested' } },
+      switchboard: { whole: true, approval: { id: 'appr_1', requestReason: 'Cannot be undone.', state: 'approval-requested' } },
     });
 
     const second = continued(asked, answered(true));
@@ -187,6 +188,7 @@ describe('AG-UI history: approvals', () => {
     assert.deepEqual(plain(h2), plain(r2.messages));
     assert.deepEqual(h2[0].toolCalls?.[0].metadata, {
       switchboard: {
+        whole: true,
         approval: { id: 'appr_1', requestReason: 'Cannot be undone.', approved: true, by: 'user_1', state: 'output-available' },
       },
     });

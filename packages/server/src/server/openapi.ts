@@ -194,7 +194,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['history'],
           summary: 'The conversation in a protocol.',
           description:
-            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event; `timeline`: thinking timeline items; `canonical`: user messages and each run's canonical events.",
+            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event with the agent state (`{ type, messages, state }`); `timeline`: thinking timeline items; `canonical`: user messages and each run's canonical events.",
           parameters: [
             pathId('id', 'Chat id.'),
             query('protocol', 'History format (default ai-sdk).', { type: 'string', enum: ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] }),

@@ -19,6 +19,29 @@ function toolArguments(p: ToolPart): string {
 }
 
 /**
+ * A call's metadata as the client keeps it (the last of TOOL_CALL_START / ARGS / END that carried
+ * any): END's (providerExecuted, inputError, provider metadata) when it had some, else the
+ * whole-input ARGS's (`whole`), else none.
+ */
+function toolCallMetadata(p: ToolPart): JsonObject {
+  const end: JsonObject = {};
+  if (p.providerExecuted !== undefined) end.providerExecuted = p.providerExecuted;
+  if (p.inputError !== undefined) end.inputError = p.inputError;
+  if (p.callProviderMetadata) end.providerMetadata = p.callProviderMetadata;
+  if (Object.keys(end).length > 0) return end;
+  return p.inputText === undefined && toolArguments(p) !== '' ? { whole: true } : {};
+}
+
+/** A tool result's metadata as TOOL_CALL_RESULT carries it. */
+function toolResultMetadata(p: ToolPart, isError: boolean): JsonObject {
+  const out: JsonObject = isError ? { error: true, toolName: p.toolName } : { toolName: p.toolName };
+  if (!isError && typeof p.output !== 'string') out.json = true;
+  if (p.providerExecuted !== undefined) out.providerExecuted = p.providerExecuted;
+  if (p.resultProviderMetadata) out.providerMetadata = p.resultProviderMetadata;
+  return out;
+}
+
+/**
  * One assistant message → AG-UI messages, segmented like the AG-UI encoder does it live: text and
  * tool calls go to an assistant message (id = the message id, then `<id>-<n>`), a new one after an
  * explicit step boundary or the result of a tool the client side ran (one message per provider
@@ -97,8 +120,9 @@ export function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: 
         if (!sendReasoning || (p.text === '' && encrypted === undefined)) break;
         const msg: AgUiMessageLike = { id: scoped(p.blockId), role: 'reasoning', content: p.text };
         if (encrypted !== undefined) msg.encryptedValue = encrypted;
-        const ours: JsonObject = { variant: p.variant };
-        if (p.durationMs !== undefined) ours.durationMs = p.durationMs;
+        // The client keeps the last event's metadata: REASONING_MESSAGE_END's when the block closed with a
+        // signature (variant and provider metadata), else REASONING_MESSAGE_START's (block id and variant).
+        const ours: JsonObject = encrypted !== undefined ? { variant: p.variant } : { blockId: p.blockId, variant: p.variant };
         if (p.providerMetadata) ours.providerMetadata = p.providerMetadata;
         msg.metadata = { [ns]: ours };
         if (owner !== undefined) msg.subagentRunId = owner;
@@ -115,6 +139,9 @@ export function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: 
           break;
         }
         msg.content = `${(msg.content as string | undefined) ?? ''}${p.text}`;
+        // As TEXT_MESSAGE_START / END left it: the last text block's id and provider metadata.
+        const ours: JsonObject = p.providerMetadata ? { providerMetadata: p.providerMetadata } : { blockId: p.blockId };
+        msg.metadata = { [ns]: ours };
         textUntil.set(msg, p.endSeq ?? Number.POSITIVE_INFINITY);
         break;
       }
@@ -122,9 +149,7 @@ export function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: 
         if (!result) {
           const msg = assistantFor(owner);
           const call: JsonObject = { id: p.toolCallId, type: 'function', function: { name: p.toolName, arguments: toolArguments(p) } };
-          const ours: JsonObject = {};
-          if (p.providerExecuted) ours.providerExecuted = true;
-          if (p.inputError !== undefined) ours.inputError = p.inputError;
+          const ours = toolCallMetadata(p);
           // The approval (asked, answered, denied): AG-UI messages have no state for it, so it is ours.
           if (p.approval) ours.approval = { ...p.approval, state: p.state };
           if (Object.keys(ours).length > 0) call.metadata = { [ns]: ours };
@@ -140,6 +165,7 @@ export function agUiOfAssistant(m: AssistantMessage, ns: string, sendReasoning: 
         const id = typeof own === 'string' ? unique(own) : unique(`${base}:${p.toolCallId}:result`);
         const msg: AgUiMessageLike = { id, role: 'tool', toolCallId: p.toolCallId, content };
         if (isError) msg.error = p.errorText ?? 'error';
+        msg.metadata = { [ns]: toolResultMetadata(p, isError) };
         if (owner !== undefined) msg.subagentRunId = owner;
         const at = list.indexOf(ownerOfCall.get(p.toolCallId) as AgUiMessageLike);
         if (at === -1) list.push(msg);
