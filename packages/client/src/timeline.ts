@@ -1,30 +1,31 @@
 /**
- * Seed 002's thinking timeline, live: canonical events (and stored timeline items) → the ordered
- * items a chat renders — `thinking`, `agent_message`, `user_message`, `tool_execution`,
- * `system_message` (processing blocks, errors) and `ephemeral_message` (blocks still streaming).
+ * The thinking timeline, live: canonical events (and stored timeline items) → the ordered items a
+ * chat renders — `thinking`, `agent_message`, `user_message`, `tool_execution`, `system_message`
+ * (processing blocks, errors) and `ephemeral_message` (blocks still streaming).
  *
- * The item shapes and ids are those of the store's `GET /api/chats/:id/messages?protocol=timeline`,
- * so a reloaded history and a live stream merge: items are deduplicated by id (a later one replaces
- * an earlier one in place — the live stream over the stored copy of the same message).
+ * Each run is core's message fold (`createMessageFold`, with a receipt clock) read through core's
+ * timeline view (`createTimelineView`): the items and ids of the store's
+ * `GET /api/chats/:id/messages?protocol=timeline` (core's `toTimeline`), so a reloaded history and a
+ * live stream merge: items are deduplicated by id (a later one replaces an earlier one in place — the
+ * live stream over the stored copy of the same message).
  *
  * Thinking arrives two ways: streamed reasoning blocks, and `<think>` tags inside the text of models
- * that write their reasoning into the answer. Tags are split out as the text streams (incrementally,
- * core's `ThinkSplitter`); a tag section whose text equals a streamed thinking block of the same message is
- * dropped — the streamed one wins, as the seed prescribes.
+ * that write their reasoning into the answer. The view splits tags as the text grows; a tag section
+ * whose text equals a streamed thinking block of the same message is dropped — the streamed one wins.
  *
- * Incremental: `createTimelineBuilder().apply(event)` is O(1) amortised per event (text is split as
- * it arrives); `items()` rebuilds only the runs that changed.
+ * Incremental: `apply(event)` is one fold step; `items()` snapshots the runs (unchanged parts shared)
+ * and splits only the text that arrived since.
  */
 import {
   type CanonicalEvent,
+  createMessageFold,
+  createTimelineView,
   createWorkCounter,
-  ThinkSplitter,
+  type MessageFold,
   type TimelineItem,
-  type ToolCallData,
-  type ToolResultData,
+  type TimelineView,
   type WorkCounter,
 } from '@switchboard/core';
-import { createMessageAccumulator, type MessageAccumulator, type ToolPart } from './accumulator.ts';
 
 export type { TimelineItem, ToolCallData, ToolResultData } from '@switchboard/core';
 
@@ -40,6 +41,8 @@ export interface TimelineOptions {
   sendReasoning?: boolean;
   /** Counts string work. */
   work?: WorkCounter;
+  /** The receipt clock (ms) the fold stamps `receivedAt` with (default `Date.now`). */
+  clock?: () => number;
 }
 
 export interface TimelineBuilder {
@@ -51,15 +54,11 @@ export interface TimelineBuilder {
 }
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
-const iso = (ms: number) => new Date(ms).toISOString();
 
+/** One run: the message fold and its timeline view. */
 interface RunState {
-  acc: MessageAccumulator;
-  /** A splitter per text block (keyed by the part's key). */
-  splitters: Map<string, ThinkSplitter>;
-  openText: Map<string, ThinkSplitter>;
-  cachedVersion: number;
-  cached: TimelineItem[];
+  fold: MessageFold;
+  view: TimelineView;
 }
 
 /** One position of the timeline: a stored / given item, or a run (its items expand there). */
@@ -67,15 +66,16 @@ type Slot = { item: TimelineItem } | { run: RunState };
 
 /** Creates an incremental timeline builder. */
 export function createTimelineBuilder(options: TimelineOptions = {}): TimelineBuilder {
-  const sendReasoning = options.sendReasoning ?? true;
   const work = options.work ?? createWorkCounter();
+  const viewOptions = { work, ...(options.sendReasoning !== undefined ? { sendReasoning: options.sendReasoning } : {}) };
+  const clock = options.clock ?? Date.now;
   const slots: Slot[] = [];
   const runs = new Map<string, RunState>();
 
   function runOf(runId: string): RunState {
     let r = runs.get(runId);
     if (!r) {
-      r = { acc: createMessageAccumulator({ work }), splitters: new Map(), openText: new Map(), cachedVersion: -1, cached: [] };
+      r = { fold: createMessageFold({ clock, work }), view: createTimelineView(viewOptions) };
       runs.set(runId, r);
       slots.push({ run: r });
     }
@@ -83,98 +83,11 @@ export function createTimelineBuilder(options: TimelineOptions = {}): TimelineBu
   }
 
   function apply(input: CanonicalEvent | TimelineItem): void {
-    if (isTimelineItem(input)) {
-      slots.push({ item: input });
-      return;
-    }
-    const e = input;
-    const r = runOf(e.runId);
-    if (!r.acc.apply(e)) return;
-    switch (e.type) {
-      case 'text-start': {
-        const s = new ThinkSplitter(work);
-        r.openText.set(e.blockId, s);
-        r.splitters.set(`${e.blockId}@${e.seq}`, s);
-        break;
-      }
-      case 'text-delta': {
-        let s = r.openText.get(e.blockId);
-        if (!s) {
-          s = new ThinkSplitter(work);
-          r.openText.set(e.blockId, s);
-          r.splitters.set(`${e.blockId}@${e.seq}`, s);
-        }
-        s.push(e.delta);
-        break;
-      }
-      case 'text-end':
-        r.openText.get(e.blockId)?.end();
-        r.openText.delete(e.blockId);
-        break;
-      case 'run-finish':
-      case 'run-abort':
-        for (const s of r.openText.values()) s.end();
-        r.openText.clear();
-        break;
-    }
+    if (isTimelineItem(input)) slots.push({ item: input });
+    else runOf(input.runId).fold.push(input);
   }
 
-  function itemsOfRun(r: RunState): TimelineItem[] {
-    if (r.cachedVersion === r.acc.version) return r.cached;
-    const m = r.acc.message;
-    const id = m.id;
-    const live = m.status === 'streaming';
-    const out: TimelineItem[] = [];
-    const streamed = new Set<string>();
-    for (const p of m.parts) if (p.type === 'reasoning' && p.variant === 'thinking') streamed.add(norm(p.text));
-    for (const p of m.parts) {
-      switch (p.type) {
-        case 'reasoning': {
-          if (!sendReasoning || p.text === '') break;
-          const itemId = `${id}:${p.blockId}`;
-          const timestamp = iso(p.startedAt);
-          if (live && p.state === 'streaming')
-            out.push({ type: 'ephemeral_message', id: itemId, messageType: p.variant, content: p.text, timestamp });
-          else if (p.variant === 'processing') {
-            const item: TimelineItem = { type: 'system_message', id: itemId, content: p.text, timestamp, kind: 'processing' };
-            if (p.durationMs !== undefined) item.durationMs = p.durationMs;
-            out.push(item);
-          } else {
-            const item: TimelineItem = { type: 'thinking', id: itemId, content: p.text, timestamp, source: 'stream' };
-            if (p.durationMs !== undefined) item.durationMs = p.durationMs;
-            out.push(item);
-          }
-          break;
-        }
-        case 'text': {
-          const itemId = `${id}:${p.blockId}`;
-          const timestamp = iso(p.startedAt);
-          const split = r.splitters.get(`${p.blockId}@${p.seq}`)?.split ?? { content: p.text, thinking: [], open: false };
-          split.thinking.forEach((t, i) => {
-            const key = norm(t);
-            if (!sendReasoning || key === '' || streamed.has(key)) return;
-            streamed.add(key);
-            out.push({ type: 'thinking', id: `${itemId}:think-${i}`, content: t.trim(), timestamp, source: 'tag' });
-          });
-          if (split.content.trim() === '') break;
-          if (live && p.state === 'streaming')
-            out.push({ type: 'ephemeral_message', id: itemId, messageType: 'agent_message', content: split.content, timestamp });
-          else out.push({ type: 'agent_message', id: itemId, content: split.content, timestamp });
-          break;
-        }
-        case 'tool':
-          out.push(toolItem(id, p));
-          break;
-        default:
-          break;
-      }
-    }
-    for (const e of m.errors)
-      out.push({ type: 'system_message', id: `${id}:error-${e.seq}`, content: e.message, timestamp: iso(e.ts), kind: 'error' });
-    r.cached = out;
-    r.cachedVersion = r.acc.version;
-    return out;
-  }
+  const itemsOfRun = (r: RunState): TimelineItem[] => r.view.view(r.fold.snapshot());
 
   return {
     apply,
@@ -216,30 +129,6 @@ export function createTimelineBuilder(options: TimelineOptions = {}): TimelineBu
 function messageOf(itemId: string): string {
   const colon = itemId.indexOf(':');
   return colon === -1 ? itemId : itemId.slice(0, colon);
-}
-
-function toolItem(messageId: string, p: ToolPart): TimelineItem {
-  const call: ToolCallData = { id: p.toolCallId, name: p.toolName, input: undefined };
-  // While the input streams, it is parsed only if the item's input is read.
-  Object.defineProperty(call, 'input', {
-    enumerable: true,
-    configurable: true,
-    get: () => p.input ?? p.inputText ?? (p.state === 'input-streaming' ? '' : undefined),
-  });
-  if (p.providerExecuted) call.providerExecuted = true;
-  const item: Extract<TimelineItem, { type: 'tool_execution' }> = {
-    type: 'tool_execution',
-    id: `${messageId}:${p.toolCallId}`,
-    call,
-    timestamp: iso(p.startedAt),
-  };
-  if (p.state === 'output-available' || p.state === 'output-error') {
-    const result: ToolResultData = { isError: p.state === 'output-error', timestamp: iso(p.endedAt ?? p.startedAt) };
-    if (p.state === 'output-available') result.output = p.output ?? null;
-    else result.error = p.errorText ?? 'error';
-    item.result = result;
-  }
-  return item;
 }
 
 /**

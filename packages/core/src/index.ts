@@ -128,8 +128,11 @@ export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsage
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';
 export {
+  createTimelineView,
   extractThinkTags,
   type ThinkExtraction,
+  type TimelineView,
+  type TimelineViewOptions,
   timelineOfAssistant,
   toTimeline,
 } from './protocols/timeline/history.ts';

@@ -4,9 +4,10 @@
  * timeline shows live. `<think>` tags in stored text are deduplicated against the streamed thinking blocks.
  */
 import type { HistoryOptions } from '../../message/history-options.ts';
-import type { AssistantMessage, PersistedMessage } from '../../message/types.ts';
+import type { AssistantMessage, PersistedMessage, TextPart } from '../../message/types.ts';
 import type { Json } from '../../model/events.ts';
-import { splitThinkTags } from '../../transforms/think-tags.ts';
+import type { WorkCounter } from '../../transforms/text-buffer.ts';
+import { splitThinkTags, ThinkSplitter } from '../../transforms/think-tags.ts';
 import type { TimelineItem, ToolCallData, ToolResultData } from './schema.ts';
 
 /** What `<think>` extraction found in a text. */
@@ -35,8 +36,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One stored assistant message → its timeline items (a part still streaming is an `ephemeral_message`). */
 export function timelineOfAssistant(m: AssistantMessage, sendReasoning: boolean): TimelineItem[] {
+  return itemsOf(m, sendReasoning, m.persistenceState !== 'persisted', (p) => extractThinkTags(p.text));
+}
+
+/** The timeline items of a message; `split` separates a text part's `<think>` sections from its content. */
+function itemsOf(
+  m: AssistantMessage,
+  sendReasoning: boolean,
+  live: boolean,
+  split: (p: TextPart) => { content: string; thinking: string[] },
+): TimelineItem[] {
   const out: TimelineItem[] = [];
-  const live = m.persistenceState !== 'persisted';
   // Streamed thinking wins over the same block found in `<think>` tags of the stored text.
   const streamed = new Set<string>();
   for (const p of m.metadata.parts) if (p.type === 'reasoning' && p.variant === 'thinking') streamed.add(norm(p.text));
@@ -60,7 +70,7 @@ export function timelineOfAssistant(m: AssistantMessage, sendReasoning: boolean)
       }
       case 'text': {
         const id = `${m.id}:${p.blockId}`;
-        const { content, thinking } = extractThinkTags(p.text);
+        const { content, thinking } = split(p);
         thinking.forEach((t, i) => {
           if (!sendReasoning || streamed.has(norm(t)) || norm(t) === '') return;
           streamed.add(norm(t));
@@ -108,4 +118,62 @@ export function toTimeline(messages: readonly PersistedMessage[], options: Histo
     else out.push({ type: 'system_message', id: m.id, content: m.content, timestamp: iso(m.createdAt), kind: 'processing' });
   }
   return out;
+}
+
+/** A memoized fold snapshot → timeline conversion (see {@link createTimelineView}). */
+export interface TimelineView {
+  /** The timeline items of a fold snapshot (a block still streaming is an `ephemeral_message`). */
+  view(m: AssistantMessage): TimelineItem[];
+}
+
+export interface TimelineViewOptions {
+  /** Include thinking and processing blocks (default true). */
+  sendReasoning?: boolean;
+  /** Counts string work. */
+  work?: WorkCounter;
+}
+
+/**
+ * The timeline of a live fold, read after any event at the cost of what arrived: each text block's
+ * `<think>` sections are split as its text grows (core's `ThinkSplitter`, fed only the new text),
+ * and the same snapshot gives the same items. The items are {@link timelineOfAssistant}'s.
+ *
+ * @example
+ * const fold = createMessageFold(); const view = createTimelineView();
+ * for (const e of events) fold.push(e);
+ * render(view.view(fold.snapshot()));
+ */
+export function createTimelineView(options: TimelineViewOptions = {}): TimelineView {
+  const sendReasoning = options.sendReasoning ?? true;
+  /** A splitter per text block (by block id and start seq) and how much of its text it has seen. */
+  const splitters = new Map<string, { splitter: ThinkSplitter; fed: number; ended: boolean }>();
+  let last: { message: AssistantMessage; items: TimelineItem[] } | undefined;
+  /** The message is still streaming: a text block not done may grow (once the run ended, none will). */
+  let live = true;
+  const split = (p: TextPart) => {
+    const key = `${p.blockId}@${p.seq}`;
+    let s = splitters.get(key);
+    if (!s) {
+      s = { splitter: new ThinkSplitter(options.work), fed: 0, ended: false };
+      splitters.set(key, s);
+    }
+    if (p.text.length > s.fed) {
+      s.splitter.push(p.text.slice(s.fed));
+      s.fed = p.text.length;
+    }
+    if ((p.state === 'done' || !live) && !s.ended) {
+      s.splitter.end();
+      s.ended = true;
+    }
+    return s.splitter.split;
+  };
+  return {
+    view(m) {
+      if (last?.message === m) return last.items;
+      live = m.metadata.status === 'streaming';
+      const items = itemsOf(m, sendReasoning, live, split);
+      last = { message: m, items };
+      return items;
+    },
+  };
 }
