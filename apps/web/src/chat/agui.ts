@@ -2,15 +2,16 @@
  * AG-UI events → one AI SDK-shaped assistant message, so the AG-UI mode renders with the same
  * components as the `useChat` mode. Nothing is mapped here: core's AG-UI reader turns the events
  * back into canonical events (reading what Switchboard's encoder carries in `metadata.switchboard`
- * and `switchboard.*` CUSTOM events), core's AI SDK encoder writes the chunks the `useChat` mode
- * gets, and core's AI SDK reducer assembles them as `readUIMessageStream` does. Parts that did not
- * change keep their identity, so the renderer's per-part memoization works as with `useChat`.
+ * and `switchboard.*` CUSTOM events), core's message fold assembles the assistant message, and
+ * core's AI SDK view (`createUIMessageView`, the same conversion as the AI SDK history) gives its
+ * UIMessage parts. Parts that did not change keep their identity (the fold's snapshots share them,
+ * the view reuses their conversion), so the renderer's per-part memoization works as with `useChat`.
  *
  * A run that continues a message (an approval answered through `resume`, a frontend tool's output
  * sent as a `tool` message) adds to that message, as `useChat` does: the builder starts from it, and
  * a result for one of its calls settles that call's part.
  */
-import { type CanonicalEvent, createAgUiDecoder, createAiSdkEncoder, createAiSdkReducer } from '@switchboard/core';
+import { type CanonicalEvent, createAgUiDecoder, createMessageFold, createUIMessageView } from '@switchboard/core';
 
 import { type ChatMessage, isRecord, type LoosePart } from '../lib/types.ts';
 import { type FrontendCall, frontendCallsWaiting } from './client-tools.ts';
@@ -25,8 +26,9 @@ export class AgUiMessageBuilder {
   /** Transient status (canonical `status`, CUSTOM switchboard.status over AG-UI). */
   status: string | undefined;
   private readonly decoder = createAgUiDecoder();
-  private readonly encoder = createAiSdkEncoder();
-  private readonly reducer = createAiSdkReducer();
+  /** The message, stamped with the browser's receipt clock. */
+  private readonly fold = createMessageFold({ clock: Date.now });
+  private readonly view = createUIMessageView();
   /** The parts of the message this run continues (settled in place by this run's results). */
   private base: LoosePart[];
   private readonly continues: boolean;
@@ -38,20 +40,25 @@ export class AgUiMessageBuilder {
     this.base = continues ? [...(continues.parts as unknown as LoosePart[])] : [];
   }
 
+  /** This run's own parts: the fold's snapshot through the AI SDK view. */
+  private get own(): LoosePart[] {
+    return this.view.view(this.fold.snapshot()).parts as unknown as LoosePart[];
+  }
+
   /** The parts so far (unchanged parts keep their identity between reads). */
   get parts(): LoosePart[] {
-    const own = this.reducer.message.parts;
+    const own = this.own;
     return this.base.length ? [...this.base, ...own] : own;
   }
 
   /** Calls of this message the run left to the browser: frontend tools with no result yet. */
   get pendingFrontendCalls(): FrontendCall[] {
-    return frontendCallsWaiting(this.reducer.message.parts);
+    return frontendCallsWaiting(this.own);
   }
 
   /** Some call of this run waits for the reader's approval. */
   get waitingForApproval(): boolean {
-    return this.reducer.message.parts.some((p) => p.state === 'approval-requested');
+    return this.own.some((p) => p.state === 'approval-requested');
   }
 
   /** Some call of this run waits for the reader (an approval, a frontend tool). */
@@ -99,7 +106,7 @@ export class AgUiMessageBuilder {
       } else if (this.continues && this.settleBase(ev)) continue;
       else if (ev.type === 'status') this.status = ev.message ?? ev.status;
       else if (ev.type === 'error' && ev.fatal) this.error = ev.message;
-      for (const chunk of this.encoder.push(ev)) this.reducer.apply(chunk);
+      this.fold.push(ev);
     }
   }
 
@@ -108,7 +115,7 @@ export class AgUiMessageBuilder {
     if (this.finished) return;
     const error = this.error;
     this.take(this.decoder.end());
-    for (const chunk of this.encoder.end()) this.reducer.apply(chunk);
+    this.fold.end();
     // A stream the client stopped is not a failure of the run.
     this.error = error;
     this.finished = true;
