@@ -220,9 +220,31 @@ describe('stock AG-UI client (@ag-ui/client HttpAgent)', () => {
       const client = new HttpAgent({ url: `${s.url}/api/agui`, threadId });
       client.addMessage({ id: `${threadId}-u`, role: 'user', content: 'hi' });
       await client.runAgent({ runId: `${threadId}-r`, forwardedProps: { agent: name } });
-      const snapshot = (await (await fetch(`${s.url}/api/chats/${threadId}/messages?protocol=ag-ui`)).json()) as { messages: unknown[] };
+      const snapshot = (await (await fetch(`${s.url}/api/chats/${threadId}/messages?protocol=ag-ui`)).json()) as {
+        messages: unknown[];
+        state: unknown;
+      };
       assert.deepEqual(JSON.parse(JSON.stringify(client.messages)), snapshot.messages);
+      assert.deepEqual(JSON.parse(JSON.stringify(client.state)), snapshot.state);
       assert.ok(client.messages.some((m) => m.role === 'tool'));
     });
   }
+
+  test('live equals reloaded over two turns: messages and state', async () => {
+    const threadId = 'stock-agui-two-turns';
+    const client = new HttpAgent({ url: `${s.url}/api/agui`, threadId });
+    client.addMessage({ id: `${threadId}-u1`, role: 'user', content: 'hi' });
+    await client.runAgent({ runId: `${threadId}-r1`, forwardedProps: { agent: 'tools' } });
+    client.addMessage({ id: `${threadId}-u2`, role: 'user', content: 'again' });
+    await client.runAgent({ runId: `${threadId}-r2`, forwardedProps: { agent: 'demo' } });
+    const snapshot = (await (await fetch(`${s.url}/api/chats/${threadId}/messages?protocol=ag-ui`)).json()) as {
+      type: string;
+      messages: unknown[];
+      state: unknown;
+    };
+    assert.equal(snapshot.type, 'MESSAGES_SNAPSHOT');
+    assert.deepEqual(JSON.parse(JSON.stringify(client.messages)), snapshot.messages);
+    assert.deepEqual(JSON.parse(JSON.stringify(client.state)), snapshot.state);
+    assert.equal(client.messages.filter((m) => m.role === 'user').length, 2);
+  });
 });
