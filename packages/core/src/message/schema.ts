@@ -269,6 +269,10 @@ export const assistantMetadataSchema = z
     parts: z.array(messagePartSchema).describe('Every block in order.'),
     todos: z.array(todoSchema).optional().describe('The latest todo list.'),
     state: json.optional().describe('The agent state: the last state-snapshot with the state-deltas after it applied.'),
+    activity: z
+      .object({ status: z.string(), message: z.string().optional() })
+      .optional()
+      .describe('The latest `status` event of the run: a transient status (queued, retrying, searching…).'),
     steps: z.array(stepInfoSchema),
     sources: z.array(sourceInfoSchema),
     usage: usageSchema
