@@ -123,11 +123,12 @@ export function createTimelineBuilder(options: TimelineOptions = {}): TimelineBu
     if (r.cachedVersion === r.acc.version) return r.cached;
     const m = r.acc.message;
     const id = m.id;
-    const live = m.status === 'streaming';
+    const { parts, errors } = m.metadata;
+    const live = m.metadata.status === 'streaming';
     const out: TimelineItem[] = [];
     const streamed = new Set<string>();
-    for (const p of m.parts) if (p.type === 'reasoning' && p.variant === 'thinking') streamed.add(norm(p.text));
-    for (const p of m.parts) {
+    for (const p of parts) if (p.type === 'reasoning' && p.variant === 'thinking') streamed.add(norm(p.text));
+    for (const p of parts) {
       switch (p.type) {
         case 'reasoning': {
           if (!sendReasoning || p.text === '') break;
@@ -169,7 +170,7 @@ export function createTimelineBuilder(options: TimelineOptions = {}): TimelineBu
           break;
       }
     }
-    for (const e of m.errors)
+    for (const e of errors)
       out.push({ type: 'system_message', id: `${id}:error-${e.seq}`, content: e.message, timestamp: iso(e.ts), kind: 'error' });
     r.cached = out;
     r.cachedVersion = r.acc.version;
