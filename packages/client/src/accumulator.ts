@@ -32,6 +32,7 @@ export type {
   SourcePart,
   StepInfo,
   StepStartPart,
+  SubagentInfo,
   TextPart,
   ToolApproval,
   ToolPart,

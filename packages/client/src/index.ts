@@ -50,6 +50,7 @@ export {
   type StepInfo,
   type StepPart,
   type StepStartPart,
+  type SubagentInfo,
   type SubagentPart,
   type TextPart,
   type TodosPart,

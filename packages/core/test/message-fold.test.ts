@@ -81,4 +81,31 @@ describe('message fold: a snapshot after every event stays linear', () => {
     assert.deepEqual(m.metadata.activity, { status: 'searching' });
     assert.equal(assistantMessageSchema.safeParse(m).success, true);
   });
+
+  test('a subagent keeps its start and finish together, timed on both clocks', () => {
+    const fold = createMessageFold({ clock: () => 7 });
+    fold.applyAll([
+      ev(0, { type: 'run-start', version: 2, messageId: 'm' }),
+      ev(1, { type: 'subagent-start', subagentId: 'a', name: 'researcher', task: 'look', parentToolCallId: 't' }),
+      ev(2, { type: 'text-delta', blockId: 'b', delta: 'x', subagentId: 'a' }),
+      ev(5, { type: 'subagent-finish', subagentId: 'a', result: 'found' }),
+    ]);
+    const m = fold.snapshot();
+    assert.deepEqual(m.metadata.subagents, [
+      {
+        subagentId: 'a',
+        name: 'researcher',
+        task: 'look',
+        parentToolCallId: 't',
+        state: 'done',
+        result: 'found',
+        startedAt: 1001,
+        receivedAt: 7,
+        endedAt: 1005,
+        durationMs: 4,
+      },
+    ]);
+    assert.equal(m.content, '', "a subagent's text is not the message's");
+    assert.equal(assistantMessageSchema.safeParse(m).success, true);
+  });
 });

@@ -44,6 +44,7 @@ import type {
   StepInfo,
   StepStartPart,
   StoredCitation,
+  SubagentInfo,
   TextPart,
   ThinkingSpan,
   ToolPart,
@@ -182,6 +183,8 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   const changed = new Set<MessagePart>();
   const steps: StepInfo[] = [];
   const openSteps = new Map<string, StepInfo>();
+  const subagents: SubagentInfo[] = [];
+  const openSubagents = new Map<string, SubagentInfo>();
   const sources: SourceInfo[] = [];
   const errors: ErrorInfo[] = [];
   let todos: Todo[] | undefined;
@@ -649,6 +652,26 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         if (e.usage) s.usage = e.usage;
         return;
       }
+      case 'subagent-start': {
+        const a: SubagentInfo = { subagentId: e.subagentId, name: e.name, state: 'running', startedAt: e.ts, ...received() };
+        if (e.task !== undefined) a.task = e.task;
+        if (e.parentToolCallId !== undefined) a.parentToolCallId = e.parentToolCallId;
+        if (e.parentSubagentId !== undefined) a.parentSubagentId = e.parentSubagentId;
+        subagents.push(a);
+        openSubagents.set(e.subagentId, a);
+        return;
+      }
+      case 'subagent-finish': {
+        const a = openSubagents.get(e.subagentId);
+        if (!a) return;
+        openSubagents.delete(e.subagentId);
+        a.state = e.error !== undefined ? 'error' : 'done';
+        if (e.result !== undefined) a.result = e.result;
+        if (e.error !== undefined) a.error = e.error;
+        a.endedAt = e.ts;
+        a.durationMs = e.ts - a.startedAt;
+        return;
+      }
       case 'text-delta':
         if (e.subagentId === undefined) content.append(e.delta);
         return;
@@ -799,6 +822,7 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
     if (todos) metadata.todos = todos;
     if (state !== undefined) metadata.state = state;
     if (activity) metadata.activity = activity;
+    if (subagents.length > 0) metadata.subagents = subagents.map((a) => ({ ...a }));
     const usage = latest((x) => x.usage);
     if (usage) metadata.usage = usage;
     const model = latest((x) => x.model);
