@@ -20,9 +20,9 @@ import { ANTHROPIC_CAPTURES, decodeCapture, drain } from './helpers.ts';
 function summarize(events: CanonicalEvent[]) {
   const m = createMessageAccumulator().applyAll(events).message;
   return {
-    text: m.text,
-    reasoning: m.parts.filter((p) => p.type === 'reasoning').map((p) => p.text),
-    tools: m.parts
+    text: m.content,
+    reasoning: m.metadata.parts.filter((p) => p.type === 'reasoning').map((p) => p.text),
+    tools: m.metadata.parts
       .filter((p): p is ToolPart => p.type === 'tool')
       .map((p) => {
         const t: Record<string, unknown> = { toolCallId: p.toolCallId, toolName: p.toolName, input: p.input, state: p.state };
@@ -138,10 +138,10 @@ describe('accumulator is linear', () => {
         acc.apply(e);
         void acc.message; // a UI that re-renders after every delta (without reading the input)
       }
-      const part = acc.message.parts[0] as ToolPart;
+      const part = acc.message.metadata.parts[1] as ToolPart; // after the step the encoder opens
       assert.equal((part.input as { text: string }).text.length, n - 11);
       void part.input; // cached: no second parse
-      void acc.message.parts[0]; // same snapshot
+      void acc.message.metadata.parts[1]; // same snapshot
       assert.equal(acc.work.partialJsonParses, 1);
       assert.equal(acc.work.partialJsonChars, n);
       assert.ok(acc.work.joinedChars <= n, `${acc.work.joinedChars} characters joined for ${n} deltas`);
@@ -167,8 +167,8 @@ describe('accumulator is linear', () => {
       }
       acc.apply(ev(2 + n, { type: 'text-end', blockId: 'b' }));
       const m = acc.message;
-      assert.equal(m.text.length, n);
-      assert.equal((m.parts[0] as { text: string }).text.length, n);
+      assert.equal(m.content.length, n);
+      assert.equal((m.metadata.parts[1] as { text: string }).text.length, n);
       // Twice: once into the block's text, once into the message's text.
       assert.ok(acc.work.joinedChars <= 2 * n, `${acc.work.joinedChars} characters joined for ${n} deltas`);
       counts.push(acc.work.joinedChars);
@@ -214,34 +214,46 @@ describe('accumulator: snapshots, duplicates, durations', () => {
     acc.apply(run[1]);
     acc.apply(run[2]);
     acc.apply(run[3]);
-    const live = acc.message.parts[1] as ReasoningPart;
+    const live = acc.message.metadata.parts[1] as ReasoningPart;
     assert.equal(live.state, 'streaming');
     clock += 1_500;
     assert.equal(elapsedMs(live, clock), 1_500, 'a live block times itself on the client clock');
     acc.applyAll(run.slice(4));
     const m = acc.message;
-    assert.equal(m.status, 'complete');
-    assert.equal(m.text, 'Done.');
+    const { metadata } = m;
+    assert.equal(metadata.status, 'complete');
+    assert.equal(m.content, 'Done.');
     assert.deepEqual(
-      m.parts.map((p) => p.type),
-      ['step', 'reasoning', 'reasoning', 'todos', 'tool', 'source', 'text'],
+      metadata.parts.map((p) => (p.type === 'data' ? `data-${p.name}` : p.type)),
+      ['step-start', 'reasoning', 'reasoning', 'data-todos', 'tool', 'source', 'text', 'data-state', 'data-usage'],
     );
-    const [step, processing, thinking, todos, tool, , text] = m.parts as never[] as Record<string, unknown>[];
+    const [, processing, thinking, todos, tool, , text] = metadata.parts as never[] as Record<string, unknown>[];
     assert.deepEqual([processing.variant, processing.text, processing.durationMs], ['processing', 'Working', 3000 - 1002]);
     assert.deepEqual(
       [thinking.variant, thinking.text, thinking.durationMs, thinking.providerMetadata],
       ['thinking', 'Hmm', 4000, { anthropic: { signature: 'sig' } }],
     );
     assert.equal(elapsedMs(thinking as unknown as ReasoningPart, 0), 4000, 'a finished block says its server-measured duration');
-    assert.deepEqual(todos.todos, [{ id: 't1', content: 'a', status: 'completed' }]);
+    assert.deepEqual(todos.data, { change: 'update', todos: [{ id: 't1', content: 'a', status: 'completed' }] });
     assert.deepEqual([tool.state, tool.input, tool.inputText, tool.output], ['output-available', { q: 'x' }, '{"q":"x"}', { hits: 1 }]);
-    assert.deepEqual(text.citations, [{ kind: 'url', url: 'https://example.com' }]);
-    assert.deepEqual([step.state, step.finishReason], ['done', 'stop']);
-    assert.deepEqual(m.usage, { inputTokens: 3, outputTokens: 2, totalTokens: 5 });
-    assert.deepEqual(m.state, { a: [1, 2] });
-    assert.deepEqual(m.todos, [{ id: 't1', content: 'a', status: 'completed' }]);
-    assert.equal(m.model, 'x');
+    assert.deepEqual(text.citations, [{ kind: 'url', url: 'https://example.com', sourceId: 'citation-1' }]);
+    assert.deepEqual(
+      metadata.steps.map((s) => [s.stepId, s.finishReason, s.durationMs]),
+      [['s1', 'stop', 1021 - 1001]],
+    );
+    assert.deepEqual(metadata.usage, { inputTokens: 3, outputTokens: 2, totalTokens: 5 });
+    assert.deepEqual(metadata.state, { a: [1, 2] });
+    assert.deepEqual(metadata.todos, [{ id: 't1', content: 'a', status: 'completed' }]);
+    assert.equal(metadata.model, 'x');
     assert.equal(m.chatId, 'c');
+  });
+
+  test('the latest status event is the activity', () => {
+    const acc = createMessageAccumulator().applyAll(run.slice(0, 3));
+    acc.apply(ev(3, { type: 'status', status: 'retrying', message: 'overloaded' }));
+    assert.deepEqual(acc.message.metadata.activity, { status: 'retrying', message: 'overloaded' });
+    acc.apply(ev(4, { type: 'status', status: 'searching' }));
+    assert.deepEqual(acc.message.metadata.activity, { status: 'searching' });
   });
 
   test('snapshots are immutable and share unchanged parts', () => {
@@ -249,17 +261,17 @@ describe('accumulator: snapshots, duplicates, durations', () => {
     acc.applyAll(run.slice(0, 11));
     const before = acc.message;
     assert.equal(acc.message, before, 'the same object until something changes');
-    const streamingTool = before.parts[4] as ToolPart;
+    const streamingTool = before.metadata.parts[4] as ToolPart;
     assert.equal(streamingTool.state, 'input-streaming');
     assert.equal(streamingTool.inputText, '{"q":');
     acc.apply(run[11]);
     const after = acc.message;
     assert.notEqual(after, before);
-    assert.equal(after.parts[1], before.parts[1], 'an unchanged part keeps its identity');
-    assert.notEqual(after.parts[4], before.parts[4]);
+    assert.equal(after.metadata.parts[1], before.metadata.parts[1], 'an unchanged part keeps its identity');
+    assert.notEqual(after.metadata.parts[4], before.metadata.parts[4]);
     assert.equal(streamingTool.inputText, '{"q":', 'an old snapshot still shows the input as it was');
-    assert.equal((after.parts[4] as ToolPart).inputText, '{"q":"x"}');
-    assert.deepEqual((after.parts[4] as ToolPart).input, { q: 'x' });
+    assert.equal((after.metadata.parts[4] as ToolPart).inputText, '{"q":"x"}');
+    assert.deepEqual((after.metadata.parts[4] as ToolPart).input, { q: 'x' });
   });
 
   test('duplicates and events of another run are ignored (a resumed stream may repeat)', () => {
@@ -279,10 +291,10 @@ describe('accumulator: snapshots, duplicates, durations', () => {
       ev(5, { type: 'run-finish', finishReason: 'error' }),
     ]);
     const m = acc.message;
-    assert.equal(m.status, 'error');
-    assert.equal((m.parts[1] as ReasoningPart).state, 'done');
+    assert.equal(m.metadata.status, 'error');
+    assert.equal((m.metadata.parts[1] as ReasoningPart).state, 'done');
     assert.deepEqual(
-      m.errors.map((e) => e.code),
+      m.metadata.errors.map((e) => e.code),
       ['truncated'],
     );
   });

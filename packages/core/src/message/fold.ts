@@ -13,7 +13,7 @@
  * Incremental and linear: `push(event)` is O(1) amortised (text and tool input are chunk lists);
  * `snapshot()` joins only what arrived since the previous one and rebuilds only the parts that changed
  * (the others keep their identity, so a UI re-renders only what changed); a streaming tool input is
- * parsed (partial JSON) at most once per length. Durations come from the events' `ts` (the server's
+ * parsed (partial JSON) when its `input` is read, at most once per length. Durations come from the events' `ts` (the server's
  * clock), so "Thought for 4s" is the same after a reload; an injected `clock` stamps `receivedAt`, the
  * base of a live timer on a client's own clock.
  *
@@ -44,6 +44,7 @@ import type {
   StepInfo,
   StepStartPart,
   StoredCitation,
+  SubagentInfo,
   TextPart,
   ThinkingSpan,
   ToolPart,
@@ -134,6 +135,15 @@ function copyPart(p: MessagePart): MessagePart {
   return { ...p };
 }
 
+/** A tool input as it streams: its text, the length last joined into the part, the partial parse at the length last parsed. */
+interface ToolInput {
+  part: ToolPart | undefined;
+  text: TextBuffer;
+  joinedLength: number;
+  parsedLength: number;
+  parsed: Json | undefined;
+}
+
 /** What every snapshot field is picked from: the current run's summary, else the latest earlier run's. */
 interface RunOfMessage {
   summary: RunSummary;
@@ -173,9 +183,12 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   const changed = new Set<MessagePart>();
   const steps: StepInfo[] = [];
   const openSteps = new Map<string, StepInfo>();
+  const subagents: SubagentInfo[] = [];
+  const openSubagents = new Map<string, SubagentInfo>();
   const sources: SourceInfo[] = [];
   const errors: ErrorInfo[] = [];
   let todos: Todo[] | undefined;
+  let activity: { status: string; message?: string } | undefined;
   /** The agent state: the last state-snapshot with the state-deltas after it applied. */
   let state: Json | undefined;
   /** What is open, for the closing events of an interrupted run. */
@@ -192,8 +205,8 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   let stepIndex = -1;
   const openText = new Map<string, { part: TextPart; text: TextBuffer }>();
   const openReasoning = new Map<string, { part: ReasoningPart; text: TextBuffer; startPm: ProviderMetadata | undefined }>();
-  /** Tool calls whose input streams (readUIMessageStream's partialToolCalls), with the length last parsed. */
-  const toolInputs = new Map<string, { part: ToolPart | undefined; text: TextBuffer; parsedLength: number }>();
+  /** Tool calls whose input streams (readUIMessageStream's partialToolCalls), with the length last joined and parsed. */
+  const toolInputs = new Map<string, ToolInput>();
   /** Tool calls the encoder knows in this run (it never forgets one). */
   const knownTools = new Set<string>();
   /** Tool calls of the message this run continues, answered in it (the encoder's `earlier`). */
@@ -536,7 +549,7 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         if (e.providerExecuted) part.providerExecuted = true;
         if (e.providerMetadata) part.callProviderMetadata = e.providerMetadata;
         touch(part);
-        toolInputs.set(e.toolCallId, { part, text: new TextBuffer('', work), parsedLength: -1 });
+        toolInputs.set(e.toolCallId, { part, text: new TextBuffer('', work), joinedLength: -1, parsedLength: -1, parsed: undefined });
         return;
       }
       case 'tool-input-delta': {
@@ -639,11 +652,34 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         if (e.usage) s.usage = e.usage;
         return;
       }
+      case 'subagent-start': {
+        const a: SubagentInfo = { subagentId: e.subagentId, name: e.name, state: 'running', startedAt: e.ts, ...received() };
+        if (e.task !== undefined) a.task = e.task;
+        if (e.parentToolCallId !== undefined) a.parentToolCallId = e.parentToolCallId;
+        if (e.parentSubagentId !== undefined) a.parentSubagentId = e.parentSubagentId;
+        subagents.push(a);
+        openSubagents.set(e.subagentId, a);
+        return;
+      }
+      case 'subagent-finish': {
+        const a = openSubagents.get(e.subagentId);
+        if (!a) return;
+        openSubagents.delete(e.subagentId);
+        a.state = e.error !== undefined ? 'error' : 'done';
+        if (e.result !== undefined) a.result = e.result;
+        if (e.error !== undefined) a.error = e.error;
+        a.endedAt = e.ts;
+        a.durationMs = e.ts - a.startedAt;
+        return;
+      }
       case 'text-delta':
         if (e.subagentId === undefined) content.append(e.delta);
         return;
       case 'todos':
         todos = e.todos;
+        return;
+      case 'status':
+        activity = e.message !== undefined ? { status: e.status, message: e.message } : { status: e.status };
         return;
       case 'state-snapshot':
         state = e.state;
@@ -701,28 +737,49 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
     return out;
   }
 
+  /**
+   * A streaming tool part's copy whose `input` is parsed (partial JSON) when read, at most once per
+   * input length: a client that snapshots after every delta but reads the input once per frame parses
+   * once per frame, not once per delta.
+   */
+  function withLazyInput(copy: MessagePart): MessagePart {
+    if (copy.type !== 'tool' || copy.state !== 'input-streaming' || !copy.inputText) return copy;
+    const t = toolInputs.get(copy.toolCallId);
+    if (!t) return copy;
+    const text = copy.inputText;
+    Object.defineProperty(copy, 'input', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (t.parsedLength !== text.length) {
+          if (work) {
+            work.partialJsonParses++;
+            work.partialJsonChars += text.length;
+          }
+          t.parsed = parsePartialJson(text).value as Json | undefined;
+          t.parsedLength = text.length;
+        }
+        return t.parsed;
+      },
+    });
+    return copy;
+  }
+
   /** The parts as of now: open text and tool inputs brought up to date, unchanged parts' copies reused. */
   function snapshotParts(): MessagePart[] {
     for (const t of openText.values()) if (changed.has(t.part)) t.part.text = t.text.toString();
     for (const r of openReasoning.values()) if (changed.has(r.part)) r.part.text = r.text.toString();
     for (const t of toolInputs.values()) {
       const part = t.part;
-      if (part?.state !== 'input-streaming' || t.parsedLength === t.text.length) continue;
-      const text = t.text.toString();
-      t.parsedLength = text.length;
-      part.inputText = text;
-      if (work) {
-        work.partialJsonParses++;
-        work.partialJsonChars += text.length;
-      }
-      const parsed = text === '' ? undefined : parsePartialJson(text).value;
-      if (parsed === undefined) delete part.input;
-      else part.input = parsed as Json;
+      if (part?.state !== 'input-streaming' || t.joinedLength === t.text.length) continue;
+      part.inputText = t.text.toString();
+      t.joinedLength = part.inputText.length;
+      delete part.input;
       changed.add(part);
     }
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
-      if (snaps[i] === undefined || changed.has(p)) snaps[i] = copyPart(p);
+      if (snaps[i] === undefined || changed.has(p)) snaps[i] = withLazyInput(copyPart(p));
     }
     changed.clear();
     return snaps.slice();
@@ -764,6 +821,8 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
     };
     if (todos) metadata.todos = todos;
     if (state !== undefined) metadata.state = state;
+    if (activity) metadata.activity = activity;
+    if (subagents.length > 0) metadata.subagents = subagents.map((a) => ({ ...a }));
     const usage = latest((x) => x.usage);
     if (usage) metadata.usage = usage;
     const model = latest((x) => x.model);

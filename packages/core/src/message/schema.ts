@@ -239,6 +239,23 @@ export const stepInfoSchema = z
   })
   .describe('An explicit step of the run.');
 
+export const subagentInfoSchema = z
+  .object({
+    subagentId: z.string(),
+    name: z.string(),
+    task: z.string().optional(),
+    parentToolCallId: z.string().optional(),
+    parentSubagentId: z.string().optional(),
+    state: z.enum(['running', 'done', 'error']),
+    result: z.string().optional(),
+    error: z.string().optional(),
+    startedAt: z.number(),
+    receivedAt: z.number().optional().describe("The receipt clock's time of the start (a client's live timer)."),
+    endedAt: z.number().optional(),
+    durationMs: z.number().optional(),
+  })
+  .describe('A nested agent run: its start and finish together (its data part keeps only the latest event).');
+
 export const sourceInfoSchema = z.object(sourceFields).describe('A source the answer drew on.');
 
 export const errorInfoSchema = z
@@ -269,7 +286,12 @@ export const assistantMetadataSchema = z
     parts: z.array(messagePartSchema).describe('Every block in order.'),
     todos: z.array(todoSchema).optional().describe('The latest todo list.'),
     state: json.optional().describe('The agent state: the last state-snapshot with the state-deltas after it applied.'),
+    activity: z
+      .object({ status: z.string(), message: z.string().optional() })
+      .optional()
+      .describe('The latest `status` event of the run: a transient status (queued, retrying, searching…).'),
     steps: z.array(stepInfoSchema),
+    subagents: z.array(subagentInfoSchema).optional().describe('The nested agent runs, in the order they started.'),
     sources: z.array(sourceInfoSchema),
     usage: usageSchema
       .optional()

@@ -20,6 +20,7 @@ import type {
   stepInfoSchema,
   stepStartPartSchema,
   storedCitationSchema,
+  subagentInfoSchema,
   textPartSchema,
   thinkingSpanSchema,
   toolApprovalSchema,
@@ -47,6 +48,7 @@ export type MessagePart = z.infer<typeof messagePartSchema>;
 export type ReasoningSpan = z.infer<typeof reasoningSpanSchema>;
 export type ThinkingSpan = z.infer<typeof thinkingSpanSchema>;
 export type StepInfo = z.infer<typeof stepInfoSchema>;
+export type SubagentInfo = z.infer<typeof subagentInfoSchema>;
 export type SourceInfo = z.infer<typeof sourceInfoSchema>;
 export type ErrorInfo = z.infer<typeof errorInfoSchema>;
 export type AssistantMetadata = z.infer<typeof assistantMetadataSchema>;
