@@ -24,6 +24,8 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   'packages/core/src/message/fold.ts:createMessageFold': 'the message fold is one machine: its state at the top, one helper per event kind',
   'packages/core/src/protocols/ws/reader.ts:createWsDecoder':
     'the agent:event reader is one machine: its state as locals, one helper per frame kind, one switch over the types',
+  'packages/core/src/protocols/ai-sdk/reader.ts:createAiSdkDecoder':
+    'the UI message stream reader is one machine: its state as locals, its block / tool / data helpers, one switch over the chunk types',
 };
 
 /** One function or class over the limit. */
