@@ -41,7 +41,7 @@ const STEP_KINDS = new Set<string>(MODEL_STEP_KINDS);
 const TODO_STATUS = new Set<string>(TODO_STATUSES);
 const PERSISTENCE_STATES = new Set(['transient', 'pending', 'persisted', 'queued', 'failed']);
 
-/** Frame types this reader knows: the seed's, Switchboard's extensions and the prototype's others. */
+/** Frame types this reader knows: the agent:event contract's, Switchboard's extensions and the prototype's others. */
 const WS_TYPES = new Set([
   'session_start',
   'thinking_chunk',
