@@ -89,8 +89,33 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-/** The import cycles in `packages/*\/src` and the relative imports from `apps/web/src` into `packages/`. */
-export function checkImports(root = ROOT): { cycles: string[]; allowed: string[]; stale: string[]; webIntoPackages: string[] } {
+/** Import arrows that run back up a layer: a file under `from` may not import a file under `to`. */
+export const LAYERS: readonly { from: string; to: string }[] = [{ from: 'packages/core/src/inputs/', to: 'packages/core/src/protocols/' }];
+
+/** The imports in `graph` (absolute paths) that break a rule of `layers` (paths relative to `root`). */
+export function layerViolations(graph: ReadonlyMap<string, readonly string[]>, root: string, layers = LAYERS): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = relative(root, file);
+    for (const target of targets) {
+      const to = relative(root, target);
+      for (const rule of layers) if (from.startsWith(rule.from) && to.startsWith(rule.to)) out.push(`${from} imports ${to}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The import cycles in `packages/*\/src`, the imports that run back up a layer (`LAYERS`) and the
+ * relative imports from `apps/web/src` into `packages/`.
+ */
+export function checkImports(root = ROOT): {
+  cycles: string[];
+  allowed: string[];
+  stale: string[];
+  layers: string[];
+  webIntoPackages: string[];
+} {
   const graph = new Map<string, string[]>();
   for (const pkg of readdirSync(join(root, 'packages'), { withFileTypes: true })) {
     if (!pkg.isDirectory()) continue;
@@ -113,6 +138,7 @@ export function checkImports(root = ROOT): { cycles: string[]; allowed: string[]
     cycles: all.filter((c) => !Object.hasOwn(ALLOWED_CYCLES, c)),
     allowed: all.filter((c) => Object.hasOwn(ALLOWED_CYCLES, c)),
     stale: Object.keys(ALLOWED_CYCLES).filter((c) => !all.includes(c)),
+    layers: layerViolations(graph, root),
     webIntoPackages,
   };
 }
@@ -122,6 +148,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const c of r.allowed) console.log(`allowed cycle: ${c}: ${ALLOWED_CYCLES[c]}`);
   for (const c of r.stale) console.log(`stale allow-list entry (no longer a cycle): ${c}`);
   for (const c of r.cycles) console.error(`import cycle: ${c}`);
+  for (const l of r.layers) console.error(`import runs back up a layer: ${l}`);
   for (const w of r.webIntoPackages) console.error(`apps/web reaches into packages/ by a relative path: ${w}`);
-  process.exitCode = r.cycles.length > 0 || r.webIntoPackages.length > 0 ? 1 : 0;
+  process.exitCode = r.cycles.length > 0 || r.layers.length > 0 || r.webIntoPackages.length > 0 ? 1 : 0;
 }

@@ -4,8 +4,8 @@
  * here, at the edges.
  */
 import { utf8Stream } from './codec/utf8-stream.ts';
+import { createDecoder, type Framework } from './frameworks.ts';
 import { framed } from './inputs/decoder.ts';
-import { createDecoder, type Framework } from './inputs/index.ts';
 import { type Machine, pipe, run, type Source } from './machine.ts';
 import type { DecoderOptions } from './model/emitter.ts';
 import type { CanonicalEvent } from './model/events.ts';

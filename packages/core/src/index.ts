@@ -9,6 +9,8 @@ export { createFramer, DEFAULT_MAX_LINE_LENGTH, describe as describeLocation } f
 export type { SseMessage } from './codec/sse.ts';
 export { formatSse, formatSseComment } from './codec/sse.ts';
 export { utf8Stream } from './codec/utf8-stream.ts';
+export type { Framework } from './frameworks.ts';
+export { createDecoder, detectFramework, FRAMEWORKS, isFramework, thinkTagsOf } from './frameworks.ts';
 export { anthropicFinishReason, anthropicUsage, createAnthropicDecoder } from './inputs/anthropic.ts';
 export type { AgentDialect } from './inputs/claude.ts';
 export { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
@@ -18,8 +20,6 @@ export { framed } from './inputs/decoder.ts';
 export { createGeminiDecoder, detectGemini } from './inputs/gemini.ts';
 export { createGeminiInteractionsDecoder, detectGeminiInteractions } from './inputs/gemini-interactions.ts';
 export { createGeminiSimpleDecoder } from './inputs/gemini-simple.ts';
-export type { Framework } from './inputs/index.ts';
-export { createDecoder, detectFramework, FRAMEWORKS, isFramework, thinkTagsOf } from './inputs/index.ts';
 export { createLangchainDecoder, detectLangchain } from './inputs/langchain.ts';
 export { createLanggraphDecoder, detectLanggraph } from './inputs/langgraph.ts';
 export { createOpenAIAgentsDecoder, detectOpenAIAgents } from './inputs/openai-agents.ts';

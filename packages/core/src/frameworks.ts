@@ -1,32 +1,34 @@
 /**
- * The decoder registry and framework recognition.
+ * The decoder registry (the `--from` names) and framework recognition. It sits above `inputs/` and
+ * `protocols/` because it registers decoders from both; `inputs/` never imports `protocols/`.
  */
-import type { DecoderOptions } from '../model/emitter.ts';
-import type { CanonicalEvent, Location } from '../model/events.ts';
-import { createAgUiDecoder, detectAgUi } from '../protocols/ag-ui/reader.ts';
-import { createAiSdkDecoder, detectAiSdk } from '../protocols/ai-sdk/reader.ts';
-import { createDsAgentDecoder, detectDsAgent } from '../protocols/dsagent/reader.ts';
-import { createWsDecoder, detectWs } from '../protocols/ws/reader.ts';
-import type { ThinkTagOptions } from '../transforms/think-tags.ts';
-import { createAnthropicDecoder } from './anthropic.ts';
-import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './claude.ts';
-import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './claude-agent-sdk.ts';
-import { type Decoder, isObject } from './decoder.ts';
-import { createGeminiDecoder, detectGemini } from './gemini.ts';
-import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './gemini-interactions.ts';
-import { createGeminiSimpleDecoder } from './gemini-simple.ts';
-import { guard } from './guard.ts';
-import { createLangchainDecoder, detectLangchain } from './langchain.ts';
-import { createLanggraphDecoder, detectLanggraph } from './langgraph.ts';
-import { createOpenAIAgentsDecoder, detectOpenAIAgents } from './openai-agents.ts';
-import { detectOpenAIChat } from './openai-chat.ts';
-import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './openai-responses.ts';
-import { createOpenAISimpleDecoder } from './openai-simple.ts';
-import { createSmolagentsDecoder, detectSmolagents } from './smolagents.ts';
-import { createOpenAIChatThinkDecoder, createThinkDecoder, withThinkTags } from './think.ts';
+
+import { createAnthropicDecoder } from './inputs/anthropic.ts';
+import { createClaudeAgentDecoder, createDeepAgentsDecoder } from './inputs/claude.ts';
+import { createClaudeAgentSdkDecoder, detectClaudeAgentSdk } from './inputs/claude-agent-sdk.ts';
+import { type Decoder, isObject } from './inputs/decoder.ts';
+import { createGeminiDecoder, detectGemini } from './inputs/gemini.ts';
+import { createGeminiInteractionsDecoder, detectGeminiInteractions } from './inputs/gemini-interactions.ts';
+import { createGeminiSimpleDecoder } from './inputs/gemini-simple.ts';
+import { guard } from './inputs/guard.ts';
+import { createLangchainDecoder, detectLangchain } from './inputs/langchain.ts';
+import { createLanggraphDecoder, detectLanggraph } from './inputs/langgraph.ts';
+import { createOpenAIAgentsDecoder, detectOpenAIAgents } from './inputs/openai-agents.ts';
+import { detectOpenAIChat } from './inputs/openai-chat.ts';
+import { createOpenAIResponsesDecoder, detectOpenAIResponses } from './inputs/openai-responses.ts';
+import { createOpenAISimpleDecoder } from './inputs/openai-simple.ts';
+import { createSmolagentsDecoder, detectSmolagents } from './inputs/smolagents.ts';
+import { createOpenAIChatThinkDecoder, createThinkDecoder, withThinkTags } from './inputs/think.ts';
+import type { DecoderOptions } from './model/emitter.ts';
+import type { CanonicalEvent, Location } from './model/events.ts';
+import { createAgUiDecoder, detectAgUi } from './protocols/ag-ui/reader.ts';
+import { createAiSdkDecoder, detectAiSdk } from './protocols/ai-sdk/reader.ts';
+import { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';
+import { createWsDecoder, detectWs } from './protocols/ws/reader.ts';
+import type { ThinkTagOptions } from './transforms/think-tags.ts';
 
 /**
- * Frameworks with a decoder. `claude` is seed 000's simplified `{"type","data"}` agent format and
+ * Frameworks with a decoder. `claude` is the simplified Claude agent format's `{"type","data"}` lines and
  * `deepagents` its DeepAgents dialect; `auto` reads such lines as `claude` (it understands every type).
  */
 export const FRAMEWORKS = {
@@ -37,21 +39,21 @@ export const FRAMEWORKS = {
   'openai-chat': createOpenAIChatThinkDecoder,
   'openai-responses': createOpenAIResponsesDecoder,
   'openai-agents': createOpenAIAgentsDecoder,
-  /** Seed 000's planned simple OpenAI lines; shares the `{"type","data"}` envelope, so never auto-detected. */
+  /** The agent line format's simple OpenAI dialect; shares the `{"type","data"}` envelope, so never auto-detected. */
   openai: createOpenAISimpleDecoder,
   langchain: createLangchainDecoder,
   langgraph: createLanggraphDecoder,
   gemini: createGeminiDecoder,
   'gemini-interactions': createGeminiInteractionsDecoder,
-  /** Seed 000's planned simple Gemini lines; shares the `{"type","data"}` envelope, so never auto-detected. */
+  /** The agent line format's simple Gemini dialect; shares the `{"type","data"}` envelope, so never auto-detected. */
   'gemini-simple': createGeminiSimpleDecoder,
   'claude-agent-sdk': createClaudeAgentSdkDecoder,
   smolagents: createSmolagentsDecoder,
   /** AG-UI events read back (so an AG-UI agent can feed any UI). */
   'ag-ui': createAgUiDecoder,
-  /** Seed 004's WebSocket agent:event frames read back. */
+  /** The WebSocket agent:event contract's frames read back. */
   ws: createWsDecoder,
-  /** Seed 003's DSAgentRunMessage frames read back. */
+  /** DeepSearchAgents' DSAgentRunMessage frames read back. */
   dsagent: createDsAgentDecoder,
   /** The Vercel AI SDK UI message stream (what useChat reads): any AI SDK server's output. */
   'ai-sdk': createAiSdkDecoder,
