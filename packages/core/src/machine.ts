@@ -12,6 +12,24 @@ export interface Machine<I, O> {
   end(): O[];
 }
 
+/**
+ * A machine that writes each input's outputs into one array and has nothing left at the end: the
+ * shell of the encoders whose state lives in `write`'s closure. Once `ended()` is true, inputs are ignored.
+ */
+export function writeMachine<I, O>(write: (input: I, out: O[]) => void, ended: () => boolean): Machine<I, O> {
+  return {
+    push(input) {
+      if (ended()) return [];
+      const out: O[] = [];
+      write(input, out);
+      return out;
+    },
+    end() {
+      return [];
+    },
+  };
+}
+
 /** Chains two machines: the outputs of `a` are the inputs of `b`, in one synchronous pass. */
 export function pipe<A, B, C>(a: Machine<A, B>, b: Machine<B, C>): Machine<A, C> {
   const feed = (items: B[], out: C[]): C[] => {

@@ -33,3 +33,22 @@ export function chatExists(chatId: string): StoreError {
 export function inProgress(chatId: string, blocker: string): StoreError {
   return new StoreError('conflict', `chat ${chatId} has a run in progress (${blocker}); one run at a time per chat`);
 }
+
+/**
+ * A new backend store made ready by `start` (connect, migrate): on failure it is closed, and the error
+ * thrown as a StoreError ('unavailable', named after `backend`, unless it is one already).
+ */
+export async function openBackend<S extends { close(): Promise<void> }>(
+  store: S,
+  start: (store: S) => Promise<void>,
+  backend: string,
+): Promise<S> {
+  try {
+    await start(store);
+  } catch (err) {
+    await store.close().catch(() => {});
+    if (err instanceof StoreError) throw err;
+    throw new StoreError('unavailable', `${backend}: ${(err as Error).message}`, { cause: err });
+  }
+  return store;
+}

@@ -42,30 +42,7 @@ export { openPostgresStore, openRedisStore, openStore, sqliteOptionsOf, sqlitePa
 // The PostgreSQL and Redis classes load their clients: import them from `@switchboard/store/postgres`
 // and `@switchboard/store/redis` (the openers above load them lazily).
 export type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
-export type {
-  AssistantMessage,
-  AssistantMetadata,
-  DataPart,
-  ErrorInfo,
-  FilePart,
-  MessagePart,
-  MessageStatus,
-  PersistedMessage,
-  PersistenceState,
-  ProjectorInit,
-  ReasoningPart,
-  ReasoningSpan,
-  SourceInfo,
-  SourcePart,
-  StepInfo,
-  StepStartPart,
-  StoredCitation,
-  TextPart,
-  ThinkingSpan,
-  ToolPart,
-  ToolState,
-  UserMessage,
-} from './projection.ts';
+export type * from './projection.ts';
 export { isTerminal, mergeProviderMetadata, Projector, project } from './projection.ts';
 export type { RecordOptions } from './record.ts';
 export { recordRun } from './record.ts';

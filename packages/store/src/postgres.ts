@@ -6,6 +6,7 @@
  */
 import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
+import { openBackend } from './errors.ts';
 import { POSTGRES_GROUP } from './group-commit.ts';
 import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
 import { startMany, startRunsFunction } from './postgres-start.ts';
@@ -445,13 +446,5 @@ export class PostgresStore extends BaseStore {
 
 /** Opens a PostgreSQL store: connects, creates the schema and applies migrations. */
 export async function openPostgresStore(options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  const store = new PostgresStore(options);
-  try {
-    await store.migrate();
-  } catch (err) {
-    await store.close().catch(() => {});
-    if (err instanceof StoreError) throw err;
-    throw new StoreError('unavailable', `PostgreSQL: ${(err as Error).message}`, { cause: err });
-  }
-  return store;
+  return openBackend(new PostgresStore(options), (store) => store.migrate(), 'PostgreSQL');
 }

@@ -7,12 +7,28 @@
  * what the store keeps in memory for a live run and writes out while the run streams.
  */
 import { type CanonicalEvent, createMessageFold, type MessageFold } from '@switchboard/core';
+import type { AssistantMessage, PersistenceState } from '@switchboard/core/message-types';
 import { cloneJson } from './json.ts';
-import type { AssistantMessage, PersistenceState, ProjectorInit } from './message.ts';
 
-/** The message types, for the modules that import them from here. */
-export type * from './message.ts';
-export { mergeProviderMetadata } from './message.ts';
+/** Merges providerMetadata per provider key (core's, re-exported for the store's users). */
+export { mergeProviderMetadata } from '@switchboard/core';
+/**
+ * The persisted messages: an assistant message (its final text and its metadata — processing and
+ * thinking blocks with durations, ordered parts, tool calls, todos, steps, sources, usage, model, stop
+ * reason, errors, agent state) and a user message, with their lifecycle. The types are core's (the
+ * assistant message and its one fold live in `@switchboard/core`); re-exported here for the store's users.
+ */
+export type * from '@switchboard/core/message-types';
+
+/** What a projector needs to know that the events may not say. */
+export interface ProjectorInit {
+  runId?: string;
+  chatId?: string;
+  /** The message id to use (default: run-start's messageId, else the run id). */
+  messageId?: string;
+  /** createdAt of the message (default: run-start's ts). */
+  createdAt?: number;
+}
 
 const CLOSING = new Set(['run-finish', 'run-abort']);
 

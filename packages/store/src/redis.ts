@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { createClient, type RedisClientType } from '@redis/client';
 import type { CanonicalEvent, FinishReason } from '@switchboard/core';
+import { openBackend } from './errors.ts';
 import { ASYNC_GROUP } from './group-commit.ts';
 import { parseObject } from './json.ts';
 import { upToTerminal } from './local-tails.ts';
@@ -588,13 +589,5 @@ export class RedisStore extends BaseStore {
 
 /** Opens a Redis store: connects and checks the schema version key. */
 export async function openRedisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
-  const store = new RedisStore(options);
-  try {
-    await store.connect();
-  } catch (err) {
-    await store.close().catch(() => {});
-    if (err instanceof StoreError) throw err;
-    throw new StoreError('unavailable', `Redis: ${(err as Error).message}`, { cause: err });
-  }
-  return store;
+  return openBackend(new RedisStore(options), (store) => store.connect(), 'Redis');
 }

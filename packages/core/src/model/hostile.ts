@@ -51,8 +51,7 @@ export const TOO_DEEP = 2;
  * `maxDepth` + 1 levels, so the stack stays small whatever the input.
  */
 export function scan(value: unknown, maxDepth = MAX_DEPTH): number {
-  if (typeof value === 'object') return value === null ? 0 : scanObject(value, 1, undefined, maxDepth);
-  return typeof value === 'number' && !Number.isFinite(value) ? UNSAFE : 0;
+  return scanItem(value, 0, undefined, maxDepth);
 }
 
 /** {@link scan} as two booleans. */
@@ -67,13 +66,8 @@ function scanObject(v: object, depth: number, key: string | undefined, maxDepth:
   let found = 0;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const item: unknown = v[i];
-      if (typeof item === 'object') {
-        if (item !== null) {
-          found |= scanObject(item, depth + 1, undefined, maxDepth);
-          if (found & TOO_DEEP) return found;
-        }
-      } else if (typeof item === 'number' && !Number.isFinite(item)) found |= UNSAFE;
+      found |= scanItem(v[i], depth, undefined, maxDepth);
+      if (found & TOO_DEEP) return found;
     }
     return found;
   }
@@ -82,15 +76,16 @@ function scanObject(v: object, depth: number, key: string | undefined, maxDepth:
   // and at worst makes the value look unsafe, so that clean() copies it and finds nothing to remove.
   for (const k in v) {
     if (isUnsafeKey(k, key)) found |= UNSAFE;
-    const item: unknown = (v as Record<string, unknown>)[k];
-    if (typeof item === 'object') {
-      if (item !== null) {
-        found |= scanObject(item, depth + 1, k, maxDepth);
-        if (found & TOO_DEEP) return found;
-      }
-    } else if (typeof item === 'number' && !Number.isFinite(item)) found |= UNSAFE;
+    found |= scanItem((v as Record<string, unknown>)[k], depth, k, maxDepth);
+    if (found & TOO_DEEP) return found;
   }
   return found;
+}
+
+/** A value inside an object at `depth` (0: the top value), found under `key`. */
+function scanItem(item: unknown, depth: number, key: string | undefined, maxDepth: number): number {
+  if (typeof item === 'object') return item === null ? 0 : scanObject(item, depth + 1, key, maxDepth);
+  return typeof item === 'number' && !Number.isFinite(item) ? UNSAFE : 0;
 }
 
 /**

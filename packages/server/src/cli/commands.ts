@@ -41,7 +41,38 @@ export interface CommandSpec {
   load(): Promise<CommandModule>;
 }
 
+// The flags several commands share, defined once so their help reads the same everywhere.
 const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', help: 'Show this help.' };
+const CONFIG_FLAG: FlagSpec = { name: 'config', short: 'c', value: 'file', help: 'Config file to read.' };
+const TO_FLAG: FlagSpec = {
+  name: 'to',
+  short: 't',
+  value: 'protocol',
+  choices: PROTOCOL_NAMES,
+  default: 'ai-sdk',
+  help: 'Output protocol.',
+};
+const OUTPUT_FLAG: FlagSpec = { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' };
+const NAMESPACE_FLAG: FlagSpec = {
+  name: 'namespace',
+  value: 'ns',
+  default: 'switchboard',
+  help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows the mobox UI's formatter.",
+};
+/** `--from` of the commands that read a capture, which may also be a stored canonical run. */
+const CAPTURE_FROM_FLAG: FlagSpec = {
+  name: 'from',
+  short: 'f',
+  value: 'framework',
+  choices: ['auto', 'canonical', ...FRAMEWORK_NAMES],
+  default: 'auto',
+  help: 'Framework of the capture.',
+};
+
+/** `--format` of the converting commands; `defaults` says which framing each protocol gets. */
+function outputFormatFlag(defaults: string): FlagSpec {
+  return { name: 'format', value: 'format', choices: ['sse', 'jsonl'], default: defaults, help: 'Output framing.' };
+}
 
 /** Every command, by name. */
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -58,21 +89,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
     ].join('\n'),
     flags: [
       { name: 'from', short: 'f', value: 'framework', choices: ['auto', ...FRAMEWORK_NAMES], default: 'auto', help: 'Input framework.' },
-      { name: 'to', short: 't', value: 'protocol', choices: PROTOCOL_NAMES, default: 'ai-sdk', help: 'Output protocol.' },
-      {
-        name: 'format',
-        value: 'format',
-        choices: ['sse', 'jsonl'],
-        default: 'sse for ai-sdk, jsonl for canonical',
-        help: 'Output framing.',
-      },
-      { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
-      {
-        name: 'namespace',
-        value: 'ns',
-        default: 'switchboard',
-        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows the mobox UI's formatter.",
-      },
+      TO_FLAG,
+      outputFormatFlag('sse for ai-sdk, jsonl for canonical'),
+      OUTPUT_FLAG,
+      NAMESPACE_FLAG,
       {
         name: 'input-format',
         value: 'format',
@@ -138,32 +158,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'Exit 0; 1 on I/O errors; 2 on usage errors; 130 when interrupted.',
     ].join('\n'),
     flags: [
-      {
-        name: 'from',
-        short: 'f',
-        value: 'framework',
-        choices: ['auto', 'canonical', ...FRAMEWORK_NAMES],
-        default: 'auto',
-        help: 'Framework of the capture.',
-      },
-      { name: 'to', short: 't', value: 'protocol', choices: PROTOCOL_NAMES, default: 'ai-sdk', help: 'Output protocol.' },
+      CAPTURE_FROM_FLAG,
+      TO_FLAG,
       { name: 'speed', short: 's', value: 'n', default: '1', help: 'Pace multiplier; 0 = no pauses.' },
       { name: 'realtime', help: 'Original pace (the same as --speed 1).' },
       { name: 'interval', value: 'ms', default: '20', help: 'Pause between values without timestamps.' },
-      {
-        name: 'format',
-        value: 'format',
-        choices: ['sse', 'jsonl'],
-        default: 'jsonl for canonical, ws, dsagent; else sse',
-        help: 'Output framing.',
-      },
-      { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
-      {
-        name: 'namespace',
-        value: 'ns',
-        default: 'switchboard',
-        help: "providerMetadata key of the reasoning variant (ai-sdk output); mobox also follows the mobox UI's formatter.",
-      },
+      outputFormatFlag('jsonl for canonical, ws, dsagent; else sse'),
+      OUTPUT_FLAG,
+      NAMESPACE_FLAG,
       { name: 'run-id', value: 'id', help: 'Run id of the replayed run (default: a random UUID).' },
       HELP_FLAG,
     ],
@@ -181,11 +183,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'not (an SDK agent needs its API key in the environment). Exit 0; 1 when the configuration is invalid',
       '(each problem is printed with its key or environment variable).',
     ].join('\n'),
-    flags: [
-      { name: 'config', short: 'c', value: 'file', help: 'Config file to read.' },
-      { name: 'json', help: 'Print JSON (no secrets: setEnv values and API keys are never shown).' },
-      HELP_FLAG,
-    ],
+    flags: [CONFIG_FLAG, { name: 'json', help: 'Print JSON (no secrets: setEnv values and API keys are never shown).' }, HELP_FLAG],
     maxPositionals: 0,
     load: () => import('./agents.ts'),
   },
@@ -202,7 +200,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: [
       { name: 'port', short: 'p', value: 'n', help: 'Port to listen on (0 = any free one); wins over PORT and the config.' },
       { name: 'host', value: 'addr', help: 'Interface to listen on; wins over HOST and the config.' },
-      { name: 'config', short: 'c', value: 'file', help: 'Config file to read.' },
+      CONFIG_FLAG,
       HELP_FLAG,
     ],
     maxPositionals: 0,
@@ -230,7 +228,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       { name: 'output', short: 'o', value: 'file', help: 'Write the export to this file instead of stdout.' },
       { name: 'limit', value: 'n', default: '50', help: 'Chats listed.' },
       { name: 'format', value: 'format', choices: ['table', 'json'], default: 'table', help: 'Output of list.' },
-      { name: 'config', short: 'c', value: 'file', help: 'Config file to read.' },
+      CONFIG_FLAG,
       HELP_FLAG,
     ],
     maxPositionals: 2,
@@ -248,14 +246,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'or stored run; 2 on usage errors.',
     ].join('\n'),
     flags: [
-      {
-        name: 'from',
-        short: 'f',
-        value: 'framework',
-        choices: ['auto', 'canonical', ...FRAMEWORK_NAMES],
-        default: 'auto',
-        help: 'Framework of the capture.',
-      },
+      CAPTURE_FROM_FLAG,
       {
         name: 'color',
         value: 'when',
@@ -264,7 +255,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
         help: 'Color the output (auto: on a terminal, unless NO_COLOR).',
       },
       { name: 'width', value: 'n', help: 'Line width (default: the terminal width, else 120).' },
-      { name: 'output', short: 'o', value: 'file', help: 'Write to this file instead of stdout.' },
+      OUTPUT_FLAG,
       { name: 'config', short: 'c', value: 'file', help: 'Config file (for a stored run).' },
       HELP_FLAG,
     ],

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { type ConverterOptions, createConverter, type Framework, type Protocol, thinkTagsOf } from '@switchboard/core';
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { createErrorTally } from './error-tally.ts';
-import { CliIoError, openInput, openOutput } from './io.ts';
+import { ioFailure, openInput, openOutput } from './io.ts';
 import { createProgress, type Progress } from './progress.ts';
 
 /**
@@ -85,10 +85,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
     await output.close();
     progress?.done();
   } catch (err) {
-    if (!(err instanceof CliIoError)) throw err;
-    // A reader that stops early (`| head`) is not worth a message.
-    if (err.code !== 'EPIPE') process.stderr.write(`switchboard convert: ${err.message}\n`);
-    return 1;
+    return ioFailure('convert', err);
   }
   const summary = tally.summary();
   if (summary) process.stderr.write(`switchboard convert: ${summary}\n`);

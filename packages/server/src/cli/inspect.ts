@@ -12,7 +12,7 @@ import { type CanonicalEvent, FRAMEWORKS, type Framework } from '@switchboard/co
 
 import { replayCapture } from '../agents/replay.ts';
 import { openConfiguredStore } from './chats.ts';
-import { CliIoError, openInput, openOutput } from './io.ts';
+import { ioFailure, openInput, openOutput } from './io.ts';
 
 function usage(message: string): number {
   process.stderr.write(`switchboard inspect: ${message}\nRun "switchboard inspect --help" for the options.\n`);
@@ -221,9 +221,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
     await out.write(`${timeline.summary()}\n`);
     await out.close();
   } catch (err) {
-    if (!(err instanceof CliIoError)) throw err;
-    if (err.code !== 'EPIPE') process.stderr.write(`switchboard inspect: ${err.message}\n`);
-    return 1;
+    return ioFailure('inspect', err);
   } finally {
     await close();
   }

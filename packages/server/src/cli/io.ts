@@ -13,6 +13,16 @@ export class CliIoError extends Error {
   code?: string;
 }
 
+/**
+ * The exit code of a command that failed on I/O: 1, with the message on stderr (none when the reader
+ * closed the pipe, as `| head` does: not worth a message). Any other error is thrown on.
+ */
+export function ioFailure(command: string, err: unknown): number {
+  if (!(err instanceof CliIoError)) throw err;
+  if (err.code !== 'EPIPE') process.stderr.write(`switchboard ${command}: ${err.message}\n`);
+  return 1;
+}
+
 function ioError(message: string, err: unknown): CliIoError {
   const e = new CliIoError(message, { cause: err });
   e.code = (err as NodeJS.ErrnoException).code;

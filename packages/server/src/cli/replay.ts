@@ -18,7 +18,7 @@ import {
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { replayCapture } from '../agents/replay.ts';
 import { REPLAY_INTERVAL_MS } from '../config/defaults.ts';
-import { CliIoError, openInput, openOutput } from './io.ts';
+import { ioFailure, openInput, openOutput } from './io.ts';
 
 function usage(message: string): number {
   process.stderr.write(`switchboard replay: ${message}\nRun "switchboard replay --help" for the options.\n`);
@@ -78,9 +78,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
     if (!controller.signal.aborted) await write(framer.end());
     await output.close();
   } catch (err) {
-    if (!(err instanceof CliIoError)) throw err;
-    if (err.code !== 'EPIPE') process.stderr.write(`switchboard replay: ${err.message}\n`);
-    return 1;
+    return ioFailure('replay', err);
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

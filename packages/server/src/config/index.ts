@@ -6,16 +6,5 @@ export type { ConfigIssue, LoadConfigOptions, ResolveOptions } from './load.ts';
 export { ConfigError, DEFAULT_CONFIG_FILE, findAgent, loadConfig, resolveConfig, SERVER_DEFAULTS } from './load.ts';
 export type { AgentFileEntry, ConfigFile } from './schema.ts';
 export { configFileSchema } from './schema.ts';
-export type {
-  AgentDefinition,
-  BuiltinAgent,
-  BuiltinName,
-  BuiltinSettings,
-  ProcessAgent,
-  Provider,
-  ProviderSettings,
-  ServerSettings,
-  SwitchboardConfig,
-  TokenConfig,
-} from './types.ts';
+export type * from './types.ts';
 export { BUILTIN_AGENTS, PROVIDERS } from './types.ts';

@@ -174,6 +174,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     return earlier.has(toolCallId);
   }
 
+  /** Before an output or error: its step and tool part, unless the call belongs to the continued message. */
+  function toolForOutput(out: AiSdkChunk[], toolCallId: string, toolName: string | undefined): void {
+    if (continued(toolCallId)) return;
+    ensureStep(out);
+    ensureTool(out, toolCallId, toolName);
+  }
+
   function closeParts(out: AiSdkChunk[]): void {
     for (const id of openText) out.push({ type: 'text-end', id });
     openText.clear();
@@ -316,10 +323,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         return;
       }
       case 'tool-output': {
-        if (!continued(e.toolCallId)) {
-          ensureStep(out);
-          ensureTool(out, e.toolCallId, e.toolName);
-        }
+        toolForOutput(out, e.toolCallId, e.toolName);
         const c: AiSdkChunk = { type: 'tool-output-available', toolCallId: e.toolCallId, output: e.output };
         if (e.providerExecuted) c.providerExecuted = true;
         if (e.preliminary) c.preliminary = true;
@@ -328,10 +332,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         return;
       }
       case 'tool-error': {
-        if (!continued(e.toolCallId)) {
-          ensureStep(out);
-          ensureTool(out, e.toolCallId, e.toolName);
-        }
+        toolForOutput(out, e.toolCallId, e.toolName);
         const c: AiSdkChunk = { type: 'tool-output-error', toolCallId: e.toolCallId, errorText: e.error };
         if (e.providerExecuted) c.providerExecuted = true;
         if (e.providerMetadata) c.providerMetadata = e.providerMetadata;

@@ -25,7 +25,7 @@
  * it back.
  */
 
-import type { Machine } from '../../machine.ts';
+import { type Machine, writeMachine } from '../../machine.ts';
 import type { CanonicalEvent, EventOf, Json, ProviderMetadata, Usage } from '../../model/events.ts';
 import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
@@ -619,15 +619,5 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
     }
   }
 
-  return {
-    push(e) {
-      if (ended) return [];
-      const out: DsAgentRunMessage[] = [];
-      encode(e, out);
-      return out;
-    },
-    end() {
-      return [];
-    },
-  };
+  return writeMachine(encode, () => ended);
 }

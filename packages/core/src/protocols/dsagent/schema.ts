@@ -41,6 +41,16 @@ const blockFields = {
   reasoning_variant: z.literal('processing').optional().describe('Extension: processing (agent status) reasoning.'),
 };
 
+/** What a step's footer (planning or action) reports of the step. */
+const footerFields = {
+  footer_label: z.string(),
+  step_name: z.string(),
+  token_usage: tokenUsage.optional(),
+  timing: timing.optional(),
+  error: stepError.optional(),
+  finish_reason: finishReason.optional().describe('Extension: the canonical finish reason of the step.'),
+};
+
 function meta<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
   return z.strictObject({ message_type: z.literal(type) }).extend(shape);
 }
@@ -77,12 +87,7 @@ export const planningFooterSchema = meta('planning_footer', {
   planning_type: planningType,
   planning_step_number: z.number().int(),
   status: z.literal('done'),
-  footer_label: z.string(),
-  step_name: z.string(),
-  token_usage: tokenUsage.optional(),
-  timing: timing.optional(),
-  error: stepError.optional(),
-  finish_reason: finishReason.optional().describe('Extension: the canonical finish reason of the step.'),
+  ...footerFields,
 });
 export const separatorSchema = meta('separator', {
   component,
@@ -182,12 +187,7 @@ export const actionFooterSchema = meta('action_footer', {
   component,
   step_type: z.literal('action'),
   status: z.literal('done'),
-  footer_label: z.string(),
-  step_name: z.string(),
-  token_usage: tokenUsage.optional(),
-  timing: timing.optional(),
-  error: stepError.optional(),
-  finish_reason: finishReason.optional().describe('Extension: the canonical finish reason of the step.'),
+  ...footerFields,
 });
 export const finalAnswerSchema = meta('final_answer', {
   component,

@@ -21,7 +21,7 @@
  * See docs/protocols/ws.md for the table both ways and what is lost; `reader.ts` reads it back.
  */
 
-import type { Machine } from '../../machine.ts';
+import { type Machine, writeMachine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, FinishReason, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
 import type { WsCitation, WsEvent, WsUsage } from './schema.ts';
 
@@ -471,15 +471,5 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
     }
   }
 
-  return {
-    push(e) {
-      if (ended) return [];
-      const out: WsEvent[] = [];
-      encode(e, out);
-      return out;
-    },
-    end() {
-      return [];
-    },
-  };
+  return writeMachine(encode, () => ended);
 }
