@@ -1,0 +1,78 @@
+/**
+ * The gateway's small edges: HEAD on a live stream answers its head at once, body limits on every
+ * method that takes a body, and answers that tell one caller nothing about another caller's ids.
+ * Agents are gated (held mid-run until the test opens them), so "live" is a state the test controls.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { type RunningServer, startServer } from '../src/server/start.ts';
+import { api, Gate, gatedAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
+
+async function withServer<T>(
+  file: Record<string, unknown>,
+  agents: NonNullable<Parameters<typeof startServer>[0]>['agents'],
+  fn: (s: RunningServer) => Promise<T>,
+  options: { maxBodyBytes?: number } = {},
+): Promise<T> {
+  const server = await startServer({ port: 0, config: testConfig(file), agents, runOptions: { logger: quietLogger() }, ...options });
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+describe('HEAD on a live stream', () => {
+  test('/api/runs/:id/stream and /api/chat/:id/stream answer their head while the run is still held mid-way', async () => {
+    const gate = new Gate();
+    const { spec, waiting } = gatedAgent('gated', gate);
+    await withServer({}, [spec], async (server) => {
+      const chatId = crypto.randomUUID();
+      const started = await api(server.url, '/api/chat?agent=gated', {
+        json: { id: chatId, messages: [userMessage('hi')] },
+        headers: { 'x-switchboard-on-disconnect': 'continue' },
+      });
+      const runId = started.headers.get('x-switchboard-run-id') as string;
+      await waiting;
+      // The agent waits at the gate: these answer before it is opened, or the test never ends.
+      for (const path of [`/api/runs/${runId}/stream`, `/api/runs/${runId}/stream?protocol=ag-ui`, `/api/chat/${chatId}/stream`]) {
+        const head = await api(server.url, path, { method: 'HEAD' });
+        assert.equal(head.status, 200, path);
+        assert.match(String(head.headers.get('content-type')), /text\/event-stream/, path);
+        assert.equal(head.headers.get('x-switchboard-run-id'), runId, path);
+        assert.equal(await head.text(), '', path);
+      }
+      assert.equal((await server.core.store.getRun(runId))?.status, 'running');
+      gate.open();
+      await started.text();
+    });
+  });
+});
+
+describe('body limits', () => {
+  test('PATCH /api/chats/:id over the limit is a JSON 413, as POST is', async () => {
+    await withServer(
+      {},
+      [],
+      async (server) => {
+        const chatId = crypto.randomUUID();
+        const first = await api(server.url, '/api/chat?agent=demo', { json: { id: chatId, messages: [userMessage('hi')] } });
+        await first.text();
+        const big = { title: 'x'.repeat(5000) };
+        for (const [method, path] of [
+          ['PATCH', `/api/chats/${chatId}`],
+          ['POST', '/api/chat'],
+          ['POST', '/api/agui'],
+        ]) {
+          const r = await api(server.url, path, { method, json: big });
+          assert.equal(r.status, 413, `${method} ${path}`);
+          assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'too_large');
+        }
+        const ok = await api(server.url, `/api/chats/${chatId}`, { method: 'PATCH', json: { title: 'short' } });
+        assert.equal(ok.status, 200);
+      },
+      { maxBodyBytes: 4096 },
+    );
+  });
+});
