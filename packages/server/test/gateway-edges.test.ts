@@ -1,10 +1,14 @@
 /**
  * The gateway's small edges: HEAD on a live stream answers its head at once, body limits on every
- * method that takes a body, and answers that tell one caller nothing about another caller's ids.
+ * method that takes a body, `/healthz` checking the store for real, and answers that tell one caller nothing about another caller's ids.
  * Agents are gated (held mid-run until the test opens them), so "live" is a state the test controls.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { openSqliteStore } from '@switchboard/store';
 
 import { type RunningServer, startServer } from '../src/server/start.ts';
 import { api, Gate, gatedAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
@@ -74,5 +78,46 @@ describe('body limits', () => {
       },
       { maxBodyBytes: 4096 },
     );
+  });
+});
+
+describe('/healthz', () => {
+  /** A gateway on the SQLite file `path`: its health answer after `damage` was done to the file, then closed. */
+  async function healthAfter(path: string, damage: () => void): Promise<{ before: number; after: number; message: string }> {
+    const store = await openSqliteStore({ path });
+    const server = await startServer({ port: 0, store, runOptions: { logger: quietLogger() } });
+    try {
+      const before = (await api(server.url, '/healthz')).status;
+      damage();
+      const res = await api(server.url, '/healthz');
+      const body = (await res.json()) as { error?: { message: string } };
+      return { before, after: res.status, message: body.error?.message ?? '' };
+    } finally {
+      await server.close();
+      await store.close().catch(() => {});
+    }
+  }
+
+  test('503 with the reason once the SQLite file is deleted or overwritten; 200 again after a restart on a good file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-healthz-'));
+    try {
+      const path = join(dir, 'switchboard.db');
+      const deleted = await healthAfter(path, () => {
+        for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+      });
+      assert.deepEqual([deleted.before, deleted.after], [200, 503]);
+      assert.match(deleted.message, /was deleted/);
+
+      const corrupt = await healthAfter(path, () => writeFileSync(path, Buffer.alloc(8192, 0x5a), { flag: 'r+' }));
+      assert.deepEqual([corrupt.before, corrupt.after], [200, 503]);
+      assert.match(corrupt.message, /corrupt/);
+
+      unlinkSync(path);
+      for (const f of [`${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+      const good = await healthAfter(path, () => {});
+      assert.deepEqual([good.before, good.after], [200, 200]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

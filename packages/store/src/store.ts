@@ -228,6 +228,12 @@ export interface Store {
   /** Extends the leases `holder` has on these runs to `until` (runs it does not hold are left alone). */
   renewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
 
+  /**
+   * Checks that the store answers a write and a read, cheaply (the write matches nothing, so nothing
+   * changes); rejects with what is wrong (the SQLite file deleted or replaced, the server unreachable…).
+   */
+  healthCheck(): Promise<void>;
+
   /** Closes connections; running tails end. */
   close(): Promise<void>;
 }
@@ -806,6 +812,13 @@ export abstract class BaseStore implements Store {
 
   // ---- lifecycle ---------------------------------------------------------------------------
 
+  async healthCheck(): Promise<void> {
+    this.assertOpen();
+    // A lease renewal of a run no one holds is a real write that changes nothing; then a read.
+    await this.dbRenewLeases(HEALTH_HOLDER, [HEALTH_HOLDER], 0);
+    await this.dbListChats(1, 0, undefined);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -820,6 +833,9 @@ export abstract class BaseStore implements Store {
     if (this.closed) throw new StoreError('closed', `the ${this.kind} store is closed`);
   }
 }
+
+/** The lease holder and run id of the health check's write (no run has it). */
+const HEALTH_HOLDER = '\u0000healthz';
 
 /** The persistence state a stored message row should have for a run status. */
 export function stateFor(status: RunStatus): PersistenceState {

@@ -191,7 +191,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
   app.get('/healthz', async (c) => {
     try {
       const core = await ready();
-      await core.store.listChats({ limit: 1 });
+      await core.store.healthCheck();
       return c.json({ ok: true });
     } catch (err) {
       return jsonError(503, `The store is not available: ${(err as Error).message}`);
