@@ -834,8 +834,8 @@ export abstract class BaseStore implements Store {
   }
 }
 
-/** The lease holder and run id of the health check's write (no run has it). */
-const HEALTH_HOLDER = '\u0000healthz';
+/** The lease holder and run id of the health check's write (no instance holds leases by that name). */
+const HEALTH_HOLDER = 'switchboard-healthz';
 
 /** The persistence state a stored message row should have for a run status. */
 export function stateFor(status: RunStatus): PersistenceState {
