@@ -1,6 +1,6 @@
 /**
  * The gateway's small edges: HEAD on a live stream answers its head at once, body limits on every
- * method that takes a body, `/healthz` checking the store for real, and answers that tell one caller nothing about another caller's ids.
+ * method that takes a body, a bound on one WebSocket's work, `/healthz` checking the store for real, and answers that tell one caller nothing about another caller's ids.
  * Agents are gated (held mid-run until the test opens them), so "live" is a state the test controls.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,8 @@ import { describe, test } from 'node:test';
 import { openSqliteStore } from '@switchboard/store';
 
 import { type RunningServer, startServer } from '../src/server/start.ts';
-import { api, Gate, gatedAgent, quietLogger, testConfig, userMessage } from './gateway-support.ts';
+import { MAX_IN_PROGRESS } from '../src/server/ws.ts';
+import { api, Gate, gatedAgent, quietLogger, testConfig, userMessage, WsClient } from './gateway-support.ts';
 
 async function withServer<T>(
   file: Record<string, unknown>,
@@ -118,6 +119,42 @@ describe('/healthz', () => {
       assert.deepEqual([good.before, good.after], [200, 200]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('WebSocket work per socket', () => {
+  test(`past ${MAX_IN_PROGRESS} messages in progress a socket gets "busy", and the store is not read for them`, async () => {
+    const store = await openSqliteStore({ path: ':memory:' });
+    const server = await startServer({ port: 0, store, runOptions: { logger: quietLogger() } });
+    const client = new WsClient(`${server.url.replace('http', 'ws')}/ws`);
+    try {
+      await client.opened;
+      // Every subscribe's store read waits at the gate: all of them are in progress at once.
+      const gate = new Gate();
+      let reads = 0;
+      const getChat = store.getChat.bind(store);
+      store.getChat = async (id) => {
+        reads++;
+        await gate.opened;
+        return getChat(id);
+      };
+      const total = MAX_IN_PROGRESS + 100;
+      for (let i = 0; i < total; i++) client.send({ type: 'subscribe', sessionId: `s${i % 8}`, requestId: `r${i}` });
+      const busy = await client.until((e) => e.event === 'error' && e.data?.requestId === `r${total - 1}`);
+      assert.equal(busy.length, 100);
+      assert.ok(busy.every((e) => e.event === 'error' && e.data?.code === 'busy'));
+      assert.equal(reads, MAX_IN_PROGRESS);
+      gate.open();
+      const answered = await client.until((e) => e.event === 'subscribed' && e.data?.requestId === `r${MAX_IN_PROGRESS - 1}`);
+      assert.equal(answered.filter((e) => e.event === 'subscribed').length, MAX_IN_PROGRESS);
+      // The socket works on: once answered, new messages are handled.
+      client.send({ type: 'ping', requestId: 'after' });
+      await client.until((e) => e.event === 'pong');
+    } finally {
+      client.close();
+      await server.close();
+      await store.close();
     }
   });
 });

@@ -43,6 +43,12 @@ export const WS_PATH = '/ws';
 const HIGH_WATER_MARK = 1024 * 1024;
 /** Sessions one socket may follow at once. */
 const MAX_SUBSCRIPTIONS = 64;
+/**
+ * Messages one socket may have in progress at once (twice the subscriptions, so resubscribing to
+ * every session in one burst fits). One more is answered `busy` before any store read: a client
+ * that floods its socket gets errors, not a share of the store and the event loop.
+ */
+export const MAX_IN_PROGRESS = 2 * MAX_SUBSCRIPTIONS;
 const HEARTBEAT_MS = 30_000;
 /** The one id rule (docs/hostile-input.md): 1–200 characters, any Unicode, no control characters or lone surrogates. */
 const ID = { test: (id: string) => idProblem(id, 200) === undefined };
@@ -155,6 +161,8 @@ class Connection {
   private readonly subs = new Map<string, AbortController>();
   private alive = true;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Messages being handled now (at most MAX_IN_PROGRESS). */
+  private inProgress = 0;
 
   constructor(ws: WebSocket, core: GatewayCore, principal: Principal, caller: string) {
     this.ws = ws;
@@ -175,10 +183,21 @@ class Connection {
       } catch (err) {
         return this.error('bad_request', `Not valid JSON: ${(err as Error).message}`);
       }
-      void this.handle(msg).catch((err) => {
-        this.core.onError(err);
-        this.error('internal', 'Internal server error');
-      });
+      if (this.inProgress >= MAX_IN_PROGRESS) {
+        const requestId = (msg as { requestId?: unknown } | null)?.requestId;
+        return this.error('busy', `At most ${MAX_IN_PROGRESS} messages in progress per socket: wait for their answers`, {
+          ...(typeof requestId === 'string' ? { requestId } : {}),
+        });
+      }
+      this.inProgress++;
+      void this.handle(msg)
+        .catch((err) => {
+          this.core.onError(err);
+          this.error('internal', 'Internal server error');
+        })
+        .finally(() => {
+          this.inProgress--;
+        });
     });
     ws.on('pong', () => {
       this.alive = true;
