@@ -32,7 +32,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { canSee, type Principal } from './auth.ts';
 import type { GatewayCore } from './context.ts';
 import { type WsAnswer, wsContinuation } from './continuation.ts';
-import { authFailureLimited, callerKey, hostRejection } from './guard.ts';
+import { authFailureLimited, callerKey, hostRejection, originAllowed } from './guard.ts';
 import { RunStartError } from './runs.ts';
 import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
 
@@ -54,17 +54,6 @@ const HEARTBEAT_MS = 30_000;
 const ID = { test: (id: string) => idProblem(id, 200) === undefined };
 
 type Envelope = { event: string; data?: unknown };
-
-/** The `Origin` check: none (not a browser), an allowed origin, or the server's own host. */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
-  if (!origin) return true;
-  if (allowed.includes('*') || allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false;
-  }
-}
 
 function reject(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ error: { message } });
