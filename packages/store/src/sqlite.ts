@@ -22,7 +22,7 @@ import type { PersistedMessage } from './projection.ts';
 import { chatOf, messageOf, type Row, runOf } from './rows.ts';
 import { openSqliteConnection, type SqliteConnectionOptions, SqliteWriter, statementCache } from './sqlite-writer.ts';
 import { inlineWriter, type WriterPort, WriterThread } from './sqlite-writer-thread.ts';
-import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, type Write } from './store.ts';
+import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, type Write, writeAndRead } from './store.ts';
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-writer.ts';
 
@@ -98,7 +98,7 @@ export class SqliteStore extends BaseStore {
    * replaced under it (the open descriptor), and a file overwritten in place may still be read from
    * the page cache, so neither would fail the write or the read.
    */
-  override async healthCheck(): Promise<void> {
+  async healthCheck(): Promise<void> {
     if (this.file) {
       const at = statSync(this.path, { throwIfNoEntry: false });
       if (!at) throw new StoreError('unavailable', `the SQLite file ${this.path} was deleted`);
@@ -113,7 +113,7 @@ export class SqliteStore extends BaseStore {
       }
       if (!header.equals(SQLITE_HEADER)) throw new StoreError('unavailable', `the SQLite file ${this.path} is corrupt (no SQLite header)`);
     }
-    await super.healthCheck();
+    await writeAndRead(this);
   }
 
   /** The applied schema version. */

@@ -810,14 +810,7 @@ export abstract class BaseStore implements Store {
     if (runIds.length > 0) await this.dbRenewLeases(holder, runIds, until);
   }
 
-  // ---- lifecycle ---------------------------------------------------------------------------
-
-  async healthCheck(): Promise<void> {
-    this.assertOpen();
-    // A lease renewal of a run no one holds is a real write that changes nothing; then a read.
-    await this.dbRenewLeases(HEALTH_HOLDER, [HEALTH_HOLDER], 0);
-    await this.dbListChats(1, 0, undefined);
-  }
+  abstract healthCheck(): Promise<void>;
 
   async close(): Promise<void> {
     if (this.closed) return;
@@ -836,6 +829,15 @@ export abstract class BaseStore implements Store {
 
 /** The lease holder and run id of the health check's write (no instance holds leases by that name). */
 const HEALTH_HOLDER = 'switchboard-healthz';
+
+/**
+ * The write and the read of every backend's `healthCheck`: a lease renewal no run matches (a real
+ * write that changes nothing), then a page of chats.
+ */
+export async function writeAndRead(store: Store): Promise<void> {
+  await store.renewLeases(HEALTH_HOLDER, [HEALTH_HOLDER], 0);
+  await store.listChats({ limit: 1 });
+}
 
 /** The persistence state a stored message row should have for a run status. */
 export function stateFor(status: RunStatus): PersistenceState {
