@@ -2,14 +2,14 @@
  * Runs the gateway on Node's HTTP server (via @hono/node-server's request listener), with the WebSocket endpoint on
  * the same port.
  */
-import { createServer, type Server, STATUS_CODES } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 
 import { type AppOptions, createGateway } from './app.ts';
 import type { GatewayCore } from './context.ts';
-import { jsonError } from './errors.ts';
+import { endWithError, jsonError } from './errors.ts';
 import { attachWebSocket } from './ws.ts';
 
 /** Options of `startServer`: where to listen, plus the app's options. */
@@ -54,29 +54,16 @@ export function requestErrorResponse(err: unknown): Response {
   return jsonError(500, 'Internal server error');
 }
 
-/** Status of a request Node's parser refused (as Node's own default answer has it). */
-function clientErrorStatus(err: NodeJS.ErrnoException): number {
-  if (err.code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return 400;
-}
-
-/** Node's parser refused a request (malformed, headers too large, too slow): the JSON error, then the connection closes. */
+/** Node's parser refused a request (malformed, headers too large, too slow): the JSON error, as Node's own statuses have it. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection, or one whose response has begun: nothing can be answered.
   if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
-  const status = clientErrorStatus(err);
-  const body = JSON.stringify({
-    error: {
-      message: status === 431 ? 'Request headers too large' : status === 408 ? 'Request timeout' : 'Bad request: malformed HTTP',
-      code: status === 400 ? 'bad_request' : status === 431 ? 'headers_too_large' : 'timeout',
-    },
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  if (err.code === 'HPE_HEADER_OVERFLOW') endWithError(socket, 431, 'Request headers too large');
+  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') endWithError(socket, 408, 'Request timeout: the request did not arrive in time');
+  else endWithError(socket, 400, 'Bad request: malformed HTTP');
 }
 
 function urlOf(host: string, port: number): string {

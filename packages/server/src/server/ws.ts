@@ -23,7 +23,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { idProblem, type Json, type WsEvent } from '@switchboard/core';
 import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
@@ -32,6 +31,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { canSee, type Principal } from './auth.ts';
 import type { GatewayCore } from './context.ts';
 import { type WsAnswer, wsContinuation } from './continuation.ts';
+import { endWithError } from './errors.ts';
 import { authFailureLimited, callerKey, hostRejection, originAllowed } from './guard.ts';
 import { RunStartError } from './runs.ts';
 import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
@@ -55,18 +55,6 @@ const ID = { test: (id: string) => idProblem(id, 200) === undefined };
 
 type Envelope = { event: string; data?: unknown };
 
-function reject(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ error: { message } });
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-    'content-type: application/json',
-    `content-length: ${Buffer.byteLength(body)}`,
-    'connection: close',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-}
-
 /** A running WebSocket endpoint. */
 export interface WsEndpoint {
   /** Open sockets. */
@@ -84,30 +72,32 @@ export function attachWebSocket(server: Server, getCore: () => Promise<GatewayCo
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== WS_PATH) return reject(socket, 404, `Not found: ${url.pathname} (the WebSocket endpoint is ${WS_PATH})`);
+      if (url.pathname !== WS_PATH) return endWithError(socket, 404, `Not found: ${url.pathname} (the WebSocket endpoint is ${WS_PATH})`);
       let core: GatewayCore;
       try {
         core = await getCore();
       } catch {
-        return reject(socket, 503, 'The server is not ready');
+        return endWithError(socket, 503, 'The server is not ready');
       }
-      if (!core.hostAllowed(req.headers.host)) return reject(socket, 403, hostRejection(req.headers.host));
+      if (!core.hostAllowed(req.headers.host)) return endWithError(socket, 403, hostRejection(req.headers.host));
       if (!originAllowed(req.headers.origin, req.headers.host, core.corsOrigins))
-        return reject(socket, 403, `Origin ${req.headers.origin} is not allowed`);
+        return endWithError(socket, 403, `Origin ${req.headers.origin} is not allowed`);
       const auth = core.auth.check(req.headers.authorization, url.searchParams.get('access_token'));
       if (!auth.ok) {
         const limited = await authFailureLimited(core, req.socket.remoteAddress);
         if (limited)
-          return reject(socket, 429, 'Too many failed authentication attempts', {
+          return endWithError(socket, 429, 'Too many failed authentication attempts', {
             'retry-after': limited.headers.get('retry-after') ?? '60',
           });
-        return reject(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
+        return endWithError(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
       }
       const caller = callerKey(auth.principal, req.socket.remoteAddress);
       if (core.limiter) {
         const taken = await core.limiter.take(caller);
         if (!taken.ok)
-          return reject(socket, 429, 'Too many requests', { 'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))) });
+          return endWithError(socket, 429, 'Too many requests', {
+            'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))),
+          });
       }
       wss ??= new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: core.maxBodyBytes });
       wss.handleUpgrade(req, socket, head, (ws) => {
