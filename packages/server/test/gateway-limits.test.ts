@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 
 import { type RunningServer, startServer } from '../src/server/start.ts';
@@ -16,10 +17,12 @@ function rawRequest(
   url: string,
   path: string,
   headers: Record<string, string>,
+  method = 'GET',
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, method: 'GET', headers }, (res) => {
+    // No `host` given: the request goes without one.
+    const req = request({ host: u.hostname, port: u.port, path, method, headers, setHost: 'host' in headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (s: string) => {
@@ -169,6 +172,33 @@ describe('Host allow-list (authentication off)', () => {
       assert.equal(await upgradeStatus(server.url, { host: `127.0.0.1:${port}` }), 101);
       // Health checks come from load balancers with whatever Host.
       assert.equal((await rawRequest(server.url, '/healthz', { host: 'internal.lb' })).status, 200);
+    });
+  });
+
+  test('a Host that is not a plain host name, or none, gets the JSON 400; a malformed request line too', async () => {
+    await withServer({}, [], async (server) => {
+      const port = new URL(server.url).port;
+      for (const headers of [{ host: `LOCALHOST:${port}` }, { host: '0x7f000001' }, { host: '127.1' }, {}] as Record<string, string>[]) {
+        const r = await rawRequest(server.url, '/api/chats', headers);
+        assert.equal(r.status, 400, JSON.stringify(headers));
+        assert.match(String(r.headers['content-type']), /application\/json/);
+        assert.equal((JSON.parse(r.body) as { error: { code: string } }).error.code, 'bad_request');
+      }
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () =>
+          socket.end('GET /api/chats HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n'),
+        );
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (s: string) => {
+          text += s;
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 400 /);
+      assert.match(raw, /content-type: application\/json/);
+      assert.equal((JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { error: { code: string } }).error.code, 'bad_request');
     });
   });
 

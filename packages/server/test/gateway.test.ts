@@ -500,6 +500,14 @@ describe('security', () => {
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
       const other = await api(s.url, '/api/agents', { token: 'token-alice', headers: { origin: 'https://evil.example.com' } });
       assert.equal(other.headers.get('access-control-allow-origin'), null);
+      // A preflight from another origin is refused with the JSON error, not an empty 204.
+      const refusedPreflight = await api(s.url, '/api/chat', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+      });
+      assert.equal(refusedPreflight.status, 403);
+      assert.equal(refusedPreflight.headers.get('access-control-allow-origin'), null);
+      assert.match(((await refusedPreflight.json()) as { error: { message: string } }).error.message, /cors\.origins/);
 
       const { WebSocket: Ws } = await import('ws');
       const refused = new Ws(wsUrl(s, '?access_token=token-alice'), { headers: { origin: 'https://evil.example.com' } });

@@ -9,7 +9,7 @@ import type { CanonicalEvent } from '@switchboard/core';
 import { cloneJson } from './json.ts';
 import type { PersistedMessage } from './projection.ts';
 import type { BaseStoreOptions, Chat, Commit, Run, Write } from './store.ts';
-import { BaseStore, ConcurrentAppendError, chatExists, inProgress, StoreError } from './store.ts';
+import { BaseStore, ConcurrentAppendError, chatExists, inProgress, StoreError, writeAndRead } from './store.ts';
 
 interface RunRecord {
   run: Run;
@@ -231,6 +231,11 @@ export class MemoryStore extends BaseStore {
 
   protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
     return (this.chatMessages.get(chatId) ?? []).map((id) => copy(this.messages.get(id) as PersistedMessage));
+  }
+
+  /** The shared write and read (`writeAndRead`). */
+  healthCheck(): Promise<void> {
+    return writeAndRead(this);
   }
 
   protected async dbClose(): Promise<void> {}

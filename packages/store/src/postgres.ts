@@ -23,6 +23,7 @@ import {
   type StartWrite,
   StoreError,
   type Write,
+  writeAndRead,
 } from './store.ts';
 
 /** The schema version this code writes. */
@@ -433,6 +434,11 @@ export class PostgresStore extends BaseStore {
     this.assertOpen();
     await this.listen();
     yield* super.tailPages(runId, options);
+  }
+
+  /** The shared write and read (`writeAndRead`). */
+  healthCheck(): Promise<void> {
+    return writeAndRead(this);
   }
 
   protected async dbClose(): Promise<void> {

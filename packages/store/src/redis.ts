@@ -37,6 +37,7 @@ import {
   type RunStatus,
   StoreError,
   type TailOptions,
+  writeAndRead,
 } from './store.ts';
 
 /** The schema version this code writes. */
@@ -578,6 +579,11 @@ export class RedisStore extends BaseStore {
       stop.dispose();
       drop();
     }
+  }
+
+  /** The shared write and read (`writeAndRead`). */
+  healthCheck(): Promise<void> {
+    return writeAndRead(this);
   }
 
   protected async dbClose(): Promise<void> {

@@ -12,16 +12,17 @@
  * Tails of runs appended by this process wake at once; appends by another process sharing the file
  * are seen by polling (`pollIntervalMs`).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { CanonicalEvent } from '@switchboard/core';
+import { StoreError } from './errors.ts';
 import { SYNC_GROUP, THREAD_GROUP } from './group-commit.ts';
 import type { PersistedMessage } from './projection.ts';
 import { chatOf, messageOf, type Row, runOf } from './rows.ts';
 import { openSqliteConnection, type SqliteConnectionOptions, SqliteWriter, statementCache } from './sqlite-writer.ts';
 import { inlineWriter, type WriterPort, WriterThread } from './sqlite-writer-thread.ts';
-import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, type Write } from './store.ts';
+import { BaseStore, type BaseStoreOptions, type Chat, type Commit, type Run, type Write, writeAndRead } from './store.ts';
 
 export { SQLITE_SCHEMA_VERSION } from './sqlite-writer.ts';
 
@@ -55,6 +56,9 @@ function ownerOnly(path: string): void {
   }
 }
 
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
 /** The SQLite store. Open it with {@link openSqliteStore} (or `openStore('sqlite:…')`). */
 export class SqliteStore extends BaseStore {
   readonly kind = 'sqlite' as const;
@@ -67,6 +71,8 @@ export class SqliteStore extends BaseStore {
   private readonly stmt: (sql: string) => StatementSync;
   /** Where the writes run (see the module comment). */
   private readonly writer: WriterPort;
+  /** The database file opened (undefined for `:memory:`), to tell it from one deleted or replaced since. */
+  private readonly file: { dev: number; ino: number } | undefined;
 
   constructor(options: SqliteStoreOptions = {}) {
     const path = options.path ?? defaultSqlitePath();
@@ -80,8 +86,34 @@ export class SqliteStore extends BaseStore {
     const inline = new SqliteWriter(this.db, this.path);
     inline.migrate(this.now());
     this.writer = threaded ? new WriterThread(this.path, connectionOptions(options)) : inlineWriter(inline);
-    if (this.path !== ':memory:')
+    if (this.path !== ':memory:') {
       for (const f of [this.path, `${this.path}-wal`, `${this.path}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+      const { dev, ino } = statSync(this.path);
+      this.file = { dev, ino };
+    }
+  }
+
+  /**
+   * The shared write and read, after checking the file: SQLite keeps writing to a file deleted or
+   * replaced under it (the open descriptor), and a file overwritten in place may still be read from
+   * the page cache, so neither would fail the write or the read.
+   */
+  async healthCheck(): Promise<void> {
+    if (this.file) {
+      const at = statSync(this.path, { throwIfNoEntry: false });
+      if (!at) throw new StoreError('unavailable', `the SQLite file ${this.path} was deleted`);
+      if (at.dev !== this.file.dev || at.ino !== this.file.ino)
+        throw new StoreError('unavailable', `the SQLite file ${this.path} was replaced by another file`);
+      const header = Buffer.alloc(SQLITE_HEADER.length);
+      const fd = openSync(this.path, 'r');
+      try {
+        readSync(fd, header, 0, header.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      if (!header.equals(SQLITE_HEADER)) throw new StoreError('unavailable', `the SQLite file ${this.path} is corrupt (no SQLite header)`);
+    }
+    await writeAndRead(this);
   }
 
   /** The applied schema version. */

@@ -228,6 +228,12 @@ export interface Store {
   /** Extends the leases `holder` has on these runs to `until` (runs it does not hold are left alone). */
   renewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
 
+  /**
+   * Checks that the store answers a write and a read, cheaply (the write matches nothing, so nothing
+   * changes); rejects with what is wrong (the SQLite file deleted or replaced, the server unreachable…).
+   */
+  healthCheck(): Promise<void>;
+
   /** Closes connections; running tails end. */
   close(): Promise<void>;
 }
@@ -804,7 +810,7 @@ export abstract class BaseStore implements Store {
     if (runIds.length > 0) await this.dbRenewLeases(holder, runIds, until);
   }
 
-  // ---- lifecycle ---------------------------------------------------------------------------
+  abstract healthCheck(): Promise<void>;
 
   async close(): Promise<void> {
     if (this.closed) return;
@@ -819,6 +825,18 @@ export abstract class BaseStore implements Store {
   protected assertOpen(): void {
     if (this.closed) throw new StoreError('closed', `the ${this.kind} store is closed`);
   }
+}
+
+/** The lease holder and run id of the health check's write (no instance holds leases by that name). */
+const HEALTH_HOLDER = 'switchboard-healthz';
+
+/**
+ * The write and the read of every backend's `healthCheck`: a lease renewal no run matches (a real
+ * write that changes nothing), then a page of chats.
+ */
+export async function writeAndRead(store: Store): Promise<void> {
+  await store.renewLeases(HEALTH_HOLDER, [HEALTH_HOLDER], 0);
+  await store.listChats({ limit: 1 });
 }
 
 /** The persistence state a stored message row should have for a run status. */

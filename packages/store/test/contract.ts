@@ -112,6 +112,17 @@ export function contract(label: string, setup: BackendSetup): void {
       }
     });
 
+    test('healthCheck answers on an open store and changes nothing; a closed store fails it', async () => {
+      const again = await env.open();
+      const chat = await again.createChat({ title: 'health' });
+      const before = await again.listChats({ limit: 1000 });
+      await again.healthCheck();
+      assert.deepEqual(await again.listChats({ limit: 1000 }), before);
+      assert.deepEqual(await again.getChat(chat.id), chat);
+      await again.close();
+      await rejectsWith(again.healthCheck(), 'closed');
+    });
+
     test('chats: create, get, update, list, conflict', async () => {
       const a = await store.createChat({ id: rid('chat'), title: 'A', metadata: { k: 1 } });
       assert.deepEqual(await store.getChat(a.id), a);

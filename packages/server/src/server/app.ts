@@ -21,7 +21,7 @@ import { postChat, resumeChat } from './chat.ts';
 import type { DisconnectPolicy, GatewayCore, GatewayEnv } from './context.ts';
 import { jsonError } from './errors.ts';
 import type { RedisFanout } from './fanout.ts';
-import { authFailureLimited, callerKey, hostChecker, hostRejection } from './guard.ts';
+import { authFailureLimited, callerKey, hostChecker, hostRejection, originAllowed } from './guard.ts';
 import { openApiDocument } from './openapi.ts';
 import { memoryLimiter, type RateLimiter, redisLimiter } from './rate-limit.ts';
 import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, renameChat, runEvents, runStream } from './rest.ts';
@@ -173,6 +173,12 @@ export function createGateway(options: AppOptions = {}): Gateway {
   if (settings.cors.origins.length > 0) {
     // The headers the gateway reads; `cors.headers` adds a transport's own (e.g. DefaultChatTransport's `headers`).
     const origins = settings.cors.origins;
+    // A preflight from an origin not allowed: the JSON 403 (the cors middleware would answer an empty 204).
+    app.options('*', async (c, next) => {
+      const origin = c.req.header('origin');
+      if (!c.req.header('access-control-request-method') || originAllowed(origin, c.req.header('host'), origins)) return next();
+      return jsonError(403, `Origin ${JSON.stringify(origin)} is not allowed: add it to cors.origins (SWITCHBOARD_CORS_ORIGINS)`);
+    });
     app.use(
       '*',
       cors({
@@ -191,7 +197,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
   app.get('/healthz', async (c) => {
     try {
       const core = await ready();
-      await core.store.listChats({ limit: 1 });
+      await core.store.healthCheck();
       return c.json({ ok: true });
     } catch (err) {
       return jsonError(503, `The store is not available: ${(err as Error).message}`);

@@ -1,6 +1,8 @@
 /**
  * The one JSON error shape every route answers with: `{ error: { message, code?, issues? } }`.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** One problem with a request, located by a dotted field path (`messages.0.parts`; `body` for the whole body). */
 export interface Issue {
@@ -20,10 +22,12 @@ const CODES: Record<number, string> = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'timeout',
   409: 'conflict',
   413: 'too_large',
   426: 'upgrade_required',
   429: 'rate_limited',
+  431: 'headers_too_large',
   500: 'internal',
   503: 'unavailable',
 };
@@ -44,4 +48,23 @@ export function jsonError(
   if (code) error.code = code;
   if (options.issues) error.issues = options.issues;
   return Response.json({ error } satisfies ErrorBody, { status, ...(options.headers ? { headers: options.headers } : {}) });
+}
+
+/**
+ * The JSON error as a whole HTTP response written to a raw socket, then the connection closes: for
+ * answers given before any `Response` can exist (a refused WebSocket upgrade, a request Node's parser
+ * refused).
+ */
+export function endWithError(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+  const error: ErrorBody['error'] = { message };
+  if (CODES[status]) error.code = CODES[status];
+  const body = JSON.stringify({ error } satisfies ErrorBody);
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }

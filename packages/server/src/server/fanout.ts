@@ -303,6 +303,10 @@ export class FanoutStore implements Store {
     return this.durable.renewLeases(holder, runIds, until);
   }
 
+  healthCheck(): Promise<void> {
+    return this.durable.healthCheck();
+  }
+
   async recoverRuns(options?: RecoverOptions): Promise<string[]> {
     const ids = await this.durable.recoverRuns(options);
     for (const runId of ids) this.fanout.publish(`run:${runId}`, JSON.stringify({ nudge: true } satisfies RunMessage));

@@ -5,6 +5,7 @@
  *   re-pointed at 127.0.0.1 (DNS rebinding) sends `Host: evil.example`, and gets 403 instead of the
  *   chats. Default list: the bound host, `localhost` and `*.localhost`, 127.0.0.1 and ::1 (and any
  *   IP address when bound to all interfaces: an address cannot be re-pointed). `*` turns it off.
+ * - the `Origin` of a WebSocket upgrade and of a CORS preflight: the server's own or a configured one.
  * - the failed-authentication limit: each client address may fail authentication
  *   `authFailuresPerMinute` times a minute; after that it gets 429 with `Retry-After` (a token
  *   bucket, shared through Redis when the fan-out is configured).
@@ -53,6 +54,17 @@ export function hostChecker(boundHost: string | undefined, allowed: readonly str
 /** The 403 message of a rejected `Host`. */
 export function hostRejection(header: string | undefined): string {
   return `Host ${JSON.stringify(header ?? '')} is not allowed: add it to allowedHosts (SWITCHBOARD_ALLOWED_HOSTS), or turn on authentication`;
+}
+
+/** The `Origin` check (WebSocket upgrades, CORS preflights): none (not a browser), an allowed origin, or the server's own host. */
+export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
+  if (!origin) return true;
+  if (allowed.includes('*') || allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
 }
 
 /** Who the rate limit and the per-caller run cap count a request against: the token's name, else the client address. */

@@ -70,7 +70,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           security: [{}],
           responses: {
             '200': json({ type: 'object', properties: { ok: { const: true } } }, 'The server and its store are up.'),
-            '503': error('The store is unreachable.'),
+            '503': error('The store does not answer a write and a read; the message says why.'),
           },
         },
       },

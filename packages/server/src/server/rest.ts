@@ -7,9 +7,10 @@ import { type Chat, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run 
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
+import { parseRequestJson } from './chat-request.ts';
 import type { GatewayContext } from './context.ts';
 import { jsonError } from './errors.ts';
-import { requestSignal } from './request-io.ts';
+import { requestBody, requestSignal } from './request-io.ts';
 import { sseResponse } from './sse-response.ts';
 
 const MAX_PAGE = 200;
@@ -88,7 +89,11 @@ const TITLE_MAX = 200;
 export async function renameChat(c: GatewayContext): Promise<Response> {
   const chatId = c.req.param('id') as string;
   if (!(await visibleChat(c, chatId))) return jsonError(404, `No chat ${chatId}`);
-  const body: unknown = await c.req.json().catch(() => undefined);
+  const maxBytes = c.get('core').maxBodyBytes;
+  const text = await requestBody(c, maxBytes);
+  if (!text.ok) return jsonError(413, `Request body too large: the limit is ${maxBytes} bytes`);
+  const read = parseRequestJson(text.text);
+  const body = read.ok ? read.value : undefined;
   const title = typeof body === 'object' && body !== null ? (body as { title?: unknown }).title : undefined;
   if (typeof title !== 'string' || title.trim() === '' || title.length > TITLE_MAX)
     return jsonError(400, `Invalid body: expected { "title": a non-empty string of at most ${TITLE_MAX} characters }`);

@@ -37,6 +37,8 @@ export function sseResponse(
   lastEventId: string | null | undefined,
   options: ResumeOptions & { headers?: Record<string, string> } = {},
 ): Response {
+  // HEAD: the stream's head now, not when the run ends (Node would hold it until the body's end).
+  if (c.req.method === 'HEAD') return new Response(null, { headers: { ...PROTOCOLS[protocol].headers, ...(options.headers ?? {}) } });
   const outgoing = nodeResponse(c);
   if (!outgoing) return resumeSseResponse(store, runId, protocol, lastEventId, options);
   const { headers, ...rest } = options;

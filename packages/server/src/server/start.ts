@@ -1,13 +1,15 @@
 /**
- * Runs the gateway on Node's HTTP server (via @hono/node-server), with the WebSocket endpoint on
+ * Runs the gateway on Node's HTTP server (via @hono/node-server's request listener), with the WebSocket endpoint on
  * the same port.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import type { Duplex } from 'node:stream';
+import { getRequestListener } from '@hono/node-server';
 
 import { type AppOptions, createGateway } from './app.ts';
 import type { GatewayCore } from './context.ts';
+import { endWithError, jsonError } from './errors.ts';
 import { attachWebSocket } from './ws.ts';
 
 /** Options of `startServer`: where to listen, plus the app's options. */
@@ -42,6 +44,28 @@ export interface RunningServer {
  */
 export const LISTEN_BACKLOG = 4096;
 
+/**
+ * @hono/node-server's answer to a request it cannot turn into a web `Request` (no `Host`, a `Host`
+ * that is not a plain host name such as `LOCALHOST`, `127.1` or `0x7f000001`, a bad path): the
+ * gateway's JSON 400 instead of its empty one. Any other error reaching it: a JSON 500.
+ */
+export function requestErrorResponse(err: unknown): Response {
+  if (err instanceof Error && err.name === 'RequestError') return jsonError(400, `Bad request: ${err.message}`);
+  return jsonError(500, 'Internal server error');
+}
+
+/** Node's parser refused a request (malformed, headers too large, too slow): the JSON error, as Node's own statuses have it. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection, or one whose response has begun: nothing can be answered.
+  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  if (err.code === 'HPE_HEADER_OVERFLOW') endWithError(socket, 431, 'Request headers too large');
+  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') endWithError(socket, 408, 'Request timeout: the request did not arrive in time');
+  else endWithError(socket, 400, 'Bad request: malformed HTTP');
+}
+
 function urlOf(host: string, port: number): string {
   // A wildcard address is not something a browser can open.
   const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -55,7 +79,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const core = await gateway.ready();
   const server = await new Promise<Server>((resolve, reject) => {
     // Leave the process-wide Request/Response alone: this may run inside someone else's program.
-    const s = createAdaptorServer({ fetch: gateway.app.fetch, overrideGlobalObjects: false }) as Server;
+    // A request without Host reaches @hono/node-server, which refuses it (as a malformed one) through errorHandler.
+    const listener = getRequestListener(gateway.app.fetch, { overrideGlobalObjects: false, errorHandler: requestErrorResponse });
+    const s = createServer({ requireHostHeader: false }, listener);
+    s.on('clientError', answerClientError);
     s.once('error', reject);
     s.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       s.off('error', reject);

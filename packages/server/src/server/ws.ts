@@ -23,7 +23,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { idProblem, type Json, type WsEvent } from '@switchboard/core';
 import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
@@ -32,7 +31,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { canSee, type Principal } from './auth.ts';
 import type { GatewayCore } from './context.ts';
 import { type WsAnswer, wsContinuation } from './continuation.ts';
-import { authFailureLimited, callerKey, hostRejection } from './guard.ts';
+import { endWithError } from './errors.ts';
+import { authFailureLimited, callerKey, hostRejection, originAllowed } from './guard.ts';
 import { RunStartError } from './runs.ts';
 import { followSession, SessionError, type SessionPosition, sessionLength } from './session.ts';
 
@@ -43,34 +43,17 @@ export const WS_PATH = '/ws';
 const HIGH_WATER_MARK = 1024 * 1024;
 /** Sessions one socket may follow at once. */
 const MAX_SUBSCRIPTIONS = 64;
+/**
+ * Messages one socket may have in progress at once (twice the subscriptions, so resubscribing to
+ * every session in one burst fits). One more is answered `busy` before any store read: a client
+ * that floods its socket gets errors, not a share of the store and the event loop.
+ */
+export const MAX_IN_PROGRESS = 2 * MAX_SUBSCRIPTIONS;
 const HEARTBEAT_MS = 30_000;
 /** The one id rule (docs/hostile-input.md): 1–200 characters, any Unicode, no control characters or lone surrogates. */
 const ID = { test: (id: string) => idProblem(id, 200) === undefined };
 
 type Envelope = { event: string; data?: unknown };
-
-/** The `Origin` check: none (not a browser), an allowed origin, or the server's own host. */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
-  if (!origin) return true;
-  if (allowed.includes('*') || allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false;
-  }
-}
-
-function reject(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ error: { message } });
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-    'content-type: application/json',
-    `content-length: ${Buffer.byteLength(body)}`,
-    'connection: close',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-}
 
 /** A running WebSocket endpoint. */
 export interface WsEndpoint {
@@ -89,30 +72,32 @@ export function attachWebSocket(server: Server, getCore: () => Promise<GatewayCo
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== WS_PATH) return reject(socket, 404, `Not found: ${url.pathname} (the WebSocket endpoint is ${WS_PATH})`);
+      if (url.pathname !== WS_PATH) return endWithError(socket, 404, `Not found: ${url.pathname} (the WebSocket endpoint is ${WS_PATH})`);
       let core: GatewayCore;
       try {
         core = await getCore();
       } catch {
-        return reject(socket, 503, 'The server is not ready');
+        return endWithError(socket, 503, 'The server is not ready');
       }
-      if (!core.hostAllowed(req.headers.host)) return reject(socket, 403, hostRejection(req.headers.host));
+      if (!core.hostAllowed(req.headers.host)) return endWithError(socket, 403, hostRejection(req.headers.host));
       if (!originAllowed(req.headers.origin, req.headers.host, core.corsOrigins))
-        return reject(socket, 403, `Origin ${req.headers.origin} is not allowed`);
+        return endWithError(socket, 403, `Origin ${req.headers.origin} is not allowed`);
       const auth = core.auth.check(req.headers.authorization, url.searchParams.get('access_token'));
       if (!auth.ok) {
         const limited = await authFailureLimited(core, req.socket.remoteAddress);
         if (limited)
-          return reject(socket, 429, 'Too many failed authentication attempts', {
+          return endWithError(socket, 429, 'Too many failed authentication attempts', {
             'retry-after': limited.headers.get('retry-after') ?? '60',
           });
-        return reject(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
+        return endWithError(socket, 401, auth.message, { 'www-authenticate': 'Bearer' });
       }
       const caller = callerKey(auth.principal, req.socket.remoteAddress);
       if (core.limiter) {
         const taken = await core.limiter.take(caller);
         if (!taken.ok)
-          return reject(socket, 429, 'Too many requests', { 'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))) });
+          return endWithError(socket, 429, 'Too many requests', {
+            'retry-after': String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))),
+          });
       }
       wss ??= new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: core.maxBodyBytes });
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -155,6 +140,8 @@ class Connection {
   private readonly subs = new Map<string, AbortController>();
   private alive = true;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Messages being handled now (at most MAX_IN_PROGRESS). */
+  private inProgress = 0;
 
   constructor(ws: WebSocket, core: GatewayCore, principal: Principal, caller: string) {
     this.ws = ws;
@@ -175,10 +162,21 @@ class Connection {
       } catch (err) {
         return this.error('bad_request', `Not valid JSON: ${(err as Error).message}`);
       }
-      void this.handle(msg).catch((err) => {
-        this.core.onError(err);
-        this.error('internal', 'Internal server error');
-      });
+      if (this.inProgress >= MAX_IN_PROGRESS) {
+        const requestId = (msg as { requestId?: unknown } | null)?.requestId;
+        return this.error('busy', `At most ${MAX_IN_PROGRESS} messages in progress per socket: wait for their answers`, {
+          ...(typeof requestId === 'string' ? { requestId } : {}),
+        });
+      }
+      this.inProgress++;
+      void this.handle(msg)
+        .catch((err) => {
+          this.core.onError(err);
+          this.error('internal', 'Internal server error');
+        })
+        .finally(() => {
+          this.inProgress--;
+        });
     });
     ws.on('pong', () => {
       this.alive = true;
