@@ -64,6 +64,7 @@ export {
   CITATION_KINDS,
   FINISH_REASONS,
   type FinishReasonName,
+  finishReasonFrom,
   isFinishReason,
   isPatchOperation,
   isStepKind,
