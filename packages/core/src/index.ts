@@ -65,6 +65,7 @@ export {
   CITATION_KINDS,
   FINISH_REASONS,
   type FinishReasonName,
+  finishReasonFrom,
   isFinishReason,
   isPatchOperation,
   isStepKind,

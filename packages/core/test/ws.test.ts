@@ -254,6 +254,34 @@ describe('WebSocket encoder: the contract in detail', () => {
     assert.deepEqual(complete.usage?.raw, raw, 'lossless: the provider object as received');
   });
 
+  test('complete carries the usage of an agent that reports it apart from the finish; reading back adds nothing', () => {
+    // The simplified Claude agent line format: the run's usage comes in its `result` line, the finish has none.
+    const lines = [
+      { type: 'start', data: { model: 'claude' } },
+      { type: 'text', data: { content: 'hi' } },
+      { type: 'result', data: { usage: { input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 2 }, duration_ms: 12 } },
+      { type: 'done', data: {} },
+    ];
+    const d = framed(createDecoder('claude', { runId: 'run', now: () => 0 }));
+    const events = [...d.push(lines.map((l) => `${JSON.stringify(l)}\n`).join('')), ...d.end()];
+    const finish = events.at(-1);
+    assert.ok(finish?.type === 'run-finish' && finish.usage === undefined, 'the decoder reports usage apart');
+    const frames = encode(events);
+    assert.deepEqual(validateWsEvents(frames).issues, []);
+    for (const f of frames) assert.ok(wsEventSchema.safeParse(f).success, f.type);
+    const complete = frames.at(-1);
+    assert.ok(complete?.type === 'complete');
+    assert.equal(complete.stop_reason, 'end_turn');
+    assert.equal(complete.usage?.input_tokens, 7);
+    assert.equal(complete.usage?.output_tokens, 3);
+    assert.equal(complete.usage?.cache_read_input_tokens, 2);
+    assert.equal(complete.derivedUsage, true);
+    // Live == reloaded: the frames read back give the canonical events back, and those the same frames.
+    const back = read(frames);
+    assert.deepEqual(normal(back), expected(events));
+    assert.deepEqual(encode(back), frames);
+  });
+
   test('persistenceState: transient for chunks, persisted with a sequenceNumber, pending without one', () => {
     // A store that numbers persisted events from 1001 and has not stored the tool_use yet.
     let counter = 1000;

@@ -228,6 +228,16 @@ describe('validate, as a process', { concurrency: CONCURRENCY }, () => {
     assert.match(run.stdout, /^ok \(\d+ events\)\n$/);
   });
 
+  test('an empty input and one of blank lines: a verdict and exit 1, no stack trace, for every protocol', async () => {
+    for (const stdin of ['', '\n\n  \r\n\n'])
+      for (const protocol of ['ai-sdk', 'ag-ui', 'canonical', 'ws', 'dsagent']) {
+        const run = await cli(['validate', '--protocol', protocol, '-'], { stdin });
+        assert.equal(run.code, 1, `${protocol} ${JSON.stringify(stdin)}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stdout, /^invalid: the input holds no events/);
+        assert.equal(run.stderr, '');
+      }
+  });
+
   test('canonical JSON lines and canonical SSE from a file → ok', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -375,6 +385,17 @@ describe('convert, as a process', { concurrency: CONCURRENCY }, () => {
     assert.equal(none.code, 0, none.stderr);
     assert.equal(clockless(dash.stdout), clockless(fromFile.stdout));
     assert.equal(clockless(none.stdout), clockless(fromFile.stdout));
+  });
+
+  test('a --from under which nothing is understood says so and names the framework auto-detection finds', async () => {
+    const wrong = await cli(['convert', '--from', 'openai-chat', file]);
+    assert.equal(wrong.code, 0, wrong.stderr);
+    assert.match(wrong.stderr, /nothing of the input was understood as "openai-chat"/);
+    assert.match(wrong.stderr, /auto-detection recognises it as "anthropic"/);
+    const right = await cli(['convert', '--from', 'anthropic', file]);
+    assert.equal(right.stderr, '');
+    const auto = await cli(['convert', file]);
+    assert.equal(auto.stderr, '');
   });
 
   test('JSON lines input (one event per line) gives the same ai-sdk stream as its SSE body', async () => {

@@ -7,6 +7,7 @@ import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage } from '../model/usage.ts';
+import { finishReasonFrom } from '../model/vocabulary.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder } from './decoder.ts';
 import { isObject, Kit, num, rest, shown, str } from './kit/index.ts';
@@ -36,7 +37,7 @@ const STOP_REASONS: Record<string, FinishReason> = {
 
 /** Maps an Anthropic `stop_reason` to the canonical finish reason. */
 export function anthropicFinishReason(stopReason: string | null | undefined): FinishReason {
-  return (stopReason && STOP_REASONS[stopReason]) || 'other';
+  return finishReasonFrom(STOP_REASONS, stopReason);
 }
 
 /** Converts an Anthropic usage object; `inputTokens` counts cached tokens too. */

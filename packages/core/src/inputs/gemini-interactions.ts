@@ -8,6 +8,7 @@ import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
+import { finishReasonFrom } from '../model/vocabulary.ts';
 import type { Decoder } from './decoder.ts';
 import { charOffset } from './gemini.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, str, sub } from './kit/index.ts';
@@ -39,7 +40,7 @@ const STATUS_FINISH: Record<string, FinishReason> = {
 /** Maps an interaction status to the canonical finish reason, as `@ai-sdk/google` does. */
 export function interactionsFinishReason(status: string | undefined, hasFunctionCall: boolean): FinishReason {
   if (status === 'completed' && hasFunctionCall) return 'tool-calls';
-  return (status && STATUS_FINISH[status]) || 'other';
+  return finishReasonFrom(STATUS_FINISH, status);
 }
 
 /**

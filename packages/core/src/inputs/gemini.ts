@@ -15,6 +15,7 @@ import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
+import { finishReasonFrom } from '../model/vocabulary.ts';
 import type { Decoder } from './decoder.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
 
@@ -41,7 +42,7 @@ const FINISH_REASONS: Record<string, FinishReason> = {
  */
 export function geminiFinishReason(reason: string | undefined, hasClientToolCalls = false): FinishReason {
   if (reason === 'STOP' && hasClientToolCalls) return 'tool-calls';
-  return (reason && FINISH_REASONS[reason]) || 'other';
+  return finishReasonFrom(FINISH_REASONS, reason);
 }
 
 /**

@@ -19,6 +19,7 @@ import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Todo, Usage } from '../model/events.ts';
 import { toTodos } from '../model/todos.ts';
 import { addUsage, usageOf } from '../model/usage.ts';
+import { finishReasonFrom } from '../model/vocabulary.ts';
 import { at, type Decoder } from './decoder.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
 
@@ -157,7 +158,7 @@ const FINISH: Record<string, FinishReason> = {
 
 /** Maps a provider finish / stop reason, as LangChain passes it on, to the canonical vocabulary. */
 export function langchainFinishReason(raw: string): FinishReason {
-  return FINISH[raw.toLowerCase()] ?? 'other';
+  return finishReasonFrom(FINISH, raw.toLowerCase());
 }
 
 /** JSON value equality (for matching tool runs to tool calls by their arguments). */

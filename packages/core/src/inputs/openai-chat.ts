@@ -15,6 +15,7 @@ import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { EventInit, FinishReason, Json, JsonObject, Location, ProviderMetadata, Usage } from '../model/events.ts';
 import { mergeProviderMetadata } from '../model/metadata.ts';
+import { finishReasonFrom } from '../model/vocabulary.ts';
 import { at, type Decoder } from './decoder.ts';
 import { isObject, Kit, num, parseToolInput } from './kit/index.ts';
 
@@ -40,7 +41,7 @@ const FINISH_REASONS: Record<string, FinishReason> = {
  * `stop` after a refusal is `content-filter`.
  */
 export function openaiChatFinishReason(finishReason: string | null | undefined, hasRefusal = false): FinishReason {
-  const reason = (finishReason && FINISH_REASONS[finishReason]) || 'other';
+  const reason = finishReasonFrom(FINISH_REASONS, finishReason);
   return reason === 'stop' && hasRefusal ? 'content-filter' : reason;
 }
 

@@ -47,6 +47,18 @@ export function isFinishReason(value: unknown): value is FinishReasonName {
   return typeof value === 'string' && finishReasons.has(value);
 }
 
+/**
+ * A provider's finish / stop reason in the canonical vocabulary, through the provider's own `table`:
+ * the one place decoders map finish reasons. A value the table has no own entry for (`"weird"`,
+ * `"__proto__"`, `"toString"`, a missing one) is `other`; the decoder keeps the provider value in
+ * `rawFinishReason`.
+ */
+export function finishReasonFrom(table: Readonly<Record<string, FinishReasonName>>, raw: string | null | undefined): FinishReasonName {
+  if (typeof raw !== 'string' || !Object.hasOwn(table, raw)) return 'other';
+  const reason = table[raw];
+  return isFinishReason(reason) ? reason : 'other';
+}
+
 /** True when `value` is a canonical todo status. */
 export function isTodoStatus(value: unknown): value is TodoStatus {
   return typeof value === 'string' && todoStatuses.has(value);

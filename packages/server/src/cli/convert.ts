@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { type ConverterOptions, createConverter, type Framework, type Protocol, thinkTagsOf } from '@switchboard/core';
 import { LINE_PROTOCOLS } from '@switchboard/core/names';
 import { createErrorTally } from './error-tally.ts';
+import { frameworkHint, HINT_HEAD_BYTES } from './framework-hint.ts';
 import { ioFailure, openInput, openOutput } from './io.ts';
 import { createProgress, type Progress } from './progress.ts';
 
@@ -58,6 +59,9 @@ export async function run(flags: Record<string, string | undefined>, positionals
       );
 
   const tally = createErrorTally();
+  // With an explicit --from, the input's start is kept to tell a wrong framework apart (frameworkHint).
+  const head: Uint8Array[] = [];
+  let headBytes = options.from === 'auto' ? HINT_HEAD_BYTES : 0;
   try {
     const path = positionals[0];
     const input = await openInput(path);
@@ -79,6 +83,10 @@ export async function run(flags: Record<string, string | undefined>, positionals
     };
     for await (const chunk of input.chunks) {
       progress?.add(chunk.byteLength);
+      if (headBytes < HINT_HEAD_BYTES) {
+        head.push(chunk.subarray(0, HINT_HEAD_BYTES - headBytes));
+        headBytes += chunk.byteLength;
+      }
       await write(converter.push(chunk));
     }
     await write(converter.end());
@@ -89,5 +97,7 @@ export async function run(flags: Record<string, string | undefined>, positionals
   }
   const summary = tally.summary();
   if (summary) process.stderr.write(`switchboard convert: ${summary}\n`);
+  const hint = options.from === 'auto' ? undefined : frameworkHint(Buffer.concat(head), options.from);
+  if (hint) process.stderr.write(`switchboard convert: ${hint}\n`);
   return 0;
 }

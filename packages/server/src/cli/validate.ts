@@ -158,8 +158,10 @@ export async function check(entries: Entry[], protocol: CheckedProtocol): Promis
   });
   const result = await VALIDATORS[protocol](values);
   for (const i of result.issues) {
-    const index = positions[i.index];
-    issues.push({ index, where: entries[index].where, path: i.path, message: i.message });
+    // A whole-stream issue (truncated, no run-finish) may point past the last value: the last entry.
+    const index = positions[i.index] ?? positions.at(-1) ?? entries.length - 1;
+    const where = entries[index]?.where;
+    if (where) issues.push({ index, where, path: i.path, message: i.message });
   }
   return issues.sort((a, b) => a.index - b.index);
 }
@@ -181,6 +183,11 @@ export async function run(flags: Record<string, string | undefined>, positionals
   } catch (err) {
     if (!(err instanceof MissingPeer)) throw err;
     process.stderr.write(`switchboard validate: ${err.message}\n`);
+    return 1;
+  }
+  if (entries.length === 0) {
+    // Nothing to locate an issue at: the verdict on the input as a whole.
+    process.stdout.write(`invalid: the input holds no events (blank lines only or empty); a whole ${protocol} stream has at least one\n`);
     return 1;
   }
   if (issues.length === 0) {

@@ -7,8 +7,10 @@
  *   message with the block's accumulated content when it ends (parts joined once: O(total));
  * - tool_use once per tool_call_id, when its input is complete (as the contract's
  *   `emittedToolUseIds` does), and one final tool_result per tool_call_id;
- * - complete last, with `stop_reason` (Anthropic vocabulary) and usage with the cache tokens and the
- *   provider's extras (`service_tier`, …);
+ * - complete last, with `stop_reason` (Anthropic vocabulary) and the run's usage with the cache tokens
+ *   and the provider's extras (`service_tier`, …): the run-finish's, else the last run-level `usage`
+ *   total (agents that report usage apart from the finish, flagged `derivedUsage`), as the contract's
+ *   `complete` carries it;
  * - envelope: `eventIndex` (per session, from 0, every frame), `blockIndex` (per message/turn, per
  *   content block), `sequenceNumber` (per session, strictly increasing: from `options.sequenceNumber`,
  *   by default the canonical `seq` of the event), `persistenceState` (`transient` for chunks,
@@ -177,6 +179,8 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
   let eventIndex = options.firstEventIndex ?? 0;
   let lastSequence = -Infinity;
   let ended = false;
+  /** The last run-level `usage` total: `complete` carries it when the run-finish has no usage. */
+  let lastTotal: Usage | undefined;
   const blocks = new Map<string, BlockState>();
   const tools = new Map<string, ToolState>();
   const toolNames = new Map<string, string>();
@@ -390,6 +394,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         return send(body);
       }
       case 'usage': {
+        if (e.scope === 'total' && e.subagentId === undefined) lastTotal = e.usage;
         const body: Record<string, unknown> = { type: 'usage', scope: e.scope, usage: toWsUsage(e.usage) };
         if (e.durationMs !== undefined) body.durationMs = e.durationMs;
         return send(body);
@@ -450,6 +455,11 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
             interrupt_ids: e.pending.interruptIds,
           });
         if (e.usage) body.usage = toWsUsage(e.usage);
+        else if (lastTotal) {
+          // The contract's complete carries the run's usage; flagged, so reading back adds none to run-finish.
+          body.usage = toWsUsage(lastTotal);
+          body.derivedUsage = true;
+        }
         if (e.providerMetadata) body.providerMetadata = e.providerMetadata;
         if (aliases) body.stopReason = body.stop_reason;
         ended = true;

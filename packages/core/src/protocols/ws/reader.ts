@@ -392,7 +392,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     };
     if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
     const usage = usageOf(v, 'usage', where);
-    if (usage) e.usage = usage;
+    if (usage && v.derivedUsage !== true) e.usage = usage;
     const pm = pmOf(v, 'providerMetadata', where);
     if (pm) e.providerMetadata = pm;
     out.emit(e);

@@ -151,7 +151,8 @@ export const wsCompleteSchema = frame('complete', {
   reason: z.enum(['success', 'error', 'max_turns', 'user_cancelled']),
   finishReason: finishReason.optional().describe('Extension: the canonical finish reason.'),
   derivedStopReason: z.literal(true).optional().describe('Extension: stop_reason was derived from finishReason (no provider value).'),
-  usage: wsUsageSchema.optional(),
+  usage: wsUsageSchema.optional().describe("The run's usage: the run-finish's, else the last run-level usage total."),
+  derivedUsage: z.literal(true).optional().describe('Extension: usage is the last `usage` total frame repeated (the run-finish had none).'),
   aborted: z.literal(true).optional(),
   abortReason: z.string().optional(),
   pending: z
