@@ -23,3 +23,13 @@ test('README names the set-up and test commands, and .ci/run runs exactly those 
   assert.match(ci, /^npm test$/m);
   assert.match(ci, /^npm run test:consumer$/m);
 });
+
+test('the README assistant-message example is examples/message.ts, and it runs', () => {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const block = readme.match(/### The assistant message\n\n```ts\n(.*?)```/s)?.[1];
+  assert.equal(block, readFileSync(`${root}examples/message.ts`, 'utf8'));
+  const out = execFileSync(process.execPath, [`${root}examples/message.ts`], { encoding: 'utf8' });
+  assert.match(out, /assistant: I'll check the current weather for you\./);
+  assert.match(out, /AG-UI MESSAGES_SNAPSHOT: reasoning, assistant/);
+  assert.match(out, /timeline items: .*tool_execution/);
+});
