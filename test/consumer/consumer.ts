@@ -6,7 +6,8 @@
  *   (a) a plain ESM script imports @switchboard/core and converts an Anthropic capture to AI SDK SSE,
  *       the store records and reads back a run in node:sqlite, every package's entry points import;
  *   (b) a TypeScript project ("module": "nodenext", "strict": true, nothing else) type-checks a file
- *       that uses core, store, server and client;
+ *       that uses core, store, server and client, with this repository's TypeScript and with the oldest
+ *       the README states (5.7), and with neither `pg` nor `@redis/client` installed;
  *   (c) Vite bundles a page that uses @switchboard/client and @switchboard/core, with no `node:` import;
  *   (d) the installed `switchboard` converts, validates, inspects and replays a capture, and
  *       `switchboard serve` answers /healthz, POST /api/chat (an AI SDK stream from the demo agent)
@@ -18,7 +19,7 @@
  * npm cache) for the packages' dependencies and Node 22; nothing else.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,20 @@ function installNode22(): string {
   return binary;
 }
 
+/** The oldest TypeScript the README states: Node's and Hono's declarations use `Uint8Array<…>` (5.7). */
+const TYPESCRIPT_MIN = '5.7';
+
+/** The oldest supported TypeScript, installed once into a cache folder shared by later runs. */
+function installOldestTypeScript(): string {
+  const dir = join(tmpdir(), `switchboard-consumer-typescript-${TYPESCRIPT_MIN}`);
+  const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+  if (existsSync(tsc)) return tsc;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'typescript-min', private: true }));
+  npm(['install', '--prefer-offline', `typescript@~${TYPESCRIPT_MIN}.0`], dir);
+  return tsc;
+}
+
 let node22: string;
 const packed = new Map<string, string>();
 
@@ -119,6 +134,17 @@ describe('the tarballs', () => {
       for (const dep of Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith('@switchboard/')))
         assert.match(pkg.dependencies[dep], /^\^0\.1\.0$/, `${dep} resolves to the packed version`);
       assert.ok(pkg.engines?.node, 'engines.node');
+      assert.equal(pkg.license, 'MIT');
+      assert.ok(pkg.author && pkg.keywords?.length, 'author and keywords');
+      assert.equal(pkg.publishConfig?.access, 'public', 'a scoped package publishes public');
+      const deps = Object.keys(pkg.dependencies ?? {});
+      assert.deepEqual(
+        deps.filter((d) => d.startsWith('@types/') || d === 'pg' || d === '@redis/client'),
+        [],
+        'no @types/* in dependencies; pg and @redis/client are optional peers',
+      );
+      for (const optional of ['pg', '@redis/client'].filter((d) => d in (pkg.peerDependencies ?? {})))
+        assert.equal(pkg.peerDependenciesMeta?.[optional]?.optional, true, `${optional} is optional`);
       if (name === 'server') {
         assert.ok(files.includes('bin/switchboard.js') && files.includes('web/index.html'), 'the CLI and the built web UI');
         assert.ok(!files.includes('web/.build-stamp') && !files.some((f) => f.startsWith('web/') && f.endsWith('.map')));
@@ -188,6 +214,26 @@ for (const [label, node] of [
       assert.ok(history[1][1].includes('reasoning') && history[1][1].includes('text'), JSON.stringify(history));
     });
 
+    test('a library user of the store sees nothing on stderr (no SQLite ExperimentalWarning on Node 22)', () => {
+      writeFileSync(join(project, 'store.mjs'), STORE_SCRIPT);
+      const child = spawnSync(node(), ['store.mjs'], { cwd: project, encoding: 'utf8' });
+      assert.equal(child.status, 0, child.stderr);
+      assert.equal(child.stderr, '');
+    });
+
+    test('PostgreSQL and Redis without their optional packages: an error that names the package to install', () => {
+      const out = run(node(), [
+        '--input-type=module',
+        '-e',
+        `import { openStore } from '@switchboard/store';
+for (const url of ['postgres://127.0.0.1:1/none', 'redis://127.0.0.1:1']) {
+  try { await openStore(url); console.log('opened'); } catch (e) { console.log(e.code + ': ' + e.message); }
+}`,
+      ]);
+      assert.match(out, /^unavailable: .*npm install pg$/m);
+      assert.match(out, /^unavailable: .*npm install @redis\/client$/m);
+    });
+
     test("each package README's example runs against the installed package", () => {
       for (const name of PACKAGES) {
         const readme = readFileSync(join(project, 'node_modules/@switchboard', name, 'README.md'), 'utf8');
@@ -248,6 +294,8 @@ export async function read(res: Response): Promise<string> {
 `,
     );
     run(NODE_24, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
+    // …and with the oldest TypeScript the README states.
+    run(NODE_24, [installOldestTypeScript(), '-p', dir], { cwd: dir });
   });
 });
 

@@ -52,3 +52,21 @@ export async function openBackend<S extends { close(): Promise<void> }>(
   }
   return store;
 }
+
+/**
+ * Imports a module that needs an optional dependency (`pg`, `@redis/client`). When the package is
+ * not installed, the error says which one to install, instead of Node's ERR_MODULE_NOT_FOUND from
+ * deep inside the store.
+ */
+export async function importOptional<T>(load: () => Promise<T>, pkg: string, what: string): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    if (e.code === 'ERR_MODULE_NOT_FOUND' && e.message?.includes(`'${pkg}'`))
+      throw new StoreError('unavailable', `${what} needs the ${pkg} package, which is not installed: npm install ${pkg}`, {
+        cause: err,
+      });
+    throw err;
+  }
+}

@@ -41,7 +41,7 @@ export type { AnyStore, OpenStoreOptions } from './open.ts';
 export { openPostgresStore, openRedisStore, openStore, sqliteOptionsOf, sqlitePathOf } from './open.ts';
 // The PostgreSQL and Redis classes load their clients: import them from `@switchboard/store/postgres`
 // and `@switchboard/store/redis` (the openers above load them lazily).
-export type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
+export type { PostgresPool, PostgresStore, PostgresStoreOptions } from './postgres.ts';
 export type * from './projection.ts';
 export { isTerminal, mergeProviderMetadata, Projector, project } from './projection.ts';
 export type { RecordOptions } from './record.ts';
@@ -69,4 +69,4 @@ export type {
   TailOptions,
   UserMessageInit,
 } from './store.ts';
-export { BaseStore, StoreError } from './store.ts';
+export { BaseStore, importOptional, StoreError } from './store.ts';

@@ -6,19 +6,19 @@ import { type MemoryStore, type MemoryStoreOptions, openMemoryStore } from './me
 import type { PostgresStore, PostgresStoreOptions } from './postgres.ts';
 import type { RedisStore, RedisStoreOptions } from './redis.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite.ts';
-import { StoreError } from './store.ts';
+import { importOptional, StoreError } from './store.ts';
 
 /**
  * Opens a PostgreSQL store (see `postgres.ts`). `pg` is loaded on first use, so programs that never
  * open one do not pay for it.
  */
 export async function openPostgresStore(options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-  return (await import('./postgres.ts')).openPostgresStore(options);
+  return (await importOptional(() => import('./postgres.ts'), 'pg', 'The PostgreSQL store')).openPostgresStore(options);
 }
 
 /** Opens a Redis store (see `redis.ts`). `@redis/client` (≈ 100 ms to import) is loaded on first use. */
 export async function openRedisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
-  return (await import('./redis.ts')).openRedisStore(options);
+  return (await importOptional(() => import('./redis.ts'), '@redis/client', 'The Redis store')).openRedisStore(options);
 }
 
 /** Options of `openStore`: one backend's options, tagged with its kind. */

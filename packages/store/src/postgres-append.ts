@@ -11,7 +11,7 @@ import { type Commit, ConcurrentAppendError, StoreError } from './store.ts';
  * The NOTIFY channel appends are announced on (payload: `{"s":schema,"r":runId,"w":writer}`, or
  * `"r":[runId, …]` for a group commit; `w` is the writing store's id, so that it can skip its own).
  */
-export const POSTGRES_CHANNEL = 'switchboard_events';
+export const CHANNEL = 'switchboard_events';
 
 /** Largest NOTIFY payload we send (PostgreSQL's limit is 8000 bytes). */
 const NOTIFY_BYTES = 7000;
@@ -86,7 +86,7 @@ export async function commitOne(db: AppendTarget, c: Commit): Promise<void> {
       m?.createdAt ?? null,
       m?.updatedAt ?? null,
       c.chatUpdatedAt ?? null,
-      POSTGRES_CHANNEL,
+      CHANNEL,
       JSON.stringify({ s: db.schema, r: c.runId, w: db.writerId }),
     ],
   });
@@ -206,7 +206,7 @@ export async function commitMany(db: AppendTarget, commits: readonly Commit[]): 
         texts.join('\n'),
         JSON.stringify(messages),
         JSON.stringify(chats),
-        POSTGRES_CHANNEL,
+        CHANNEL,
         notifyPayloads(db, runIds),
         ks,
         seqs,

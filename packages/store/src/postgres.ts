@@ -8,7 +8,7 @@ import type { CanonicalEvent } from '@switchboard/core';
 import pg from 'pg';
 import { openBackend } from './errors.ts';
 import { POSTGRES_GROUP } from './group-commit.ts';
-import { type AppendTarget, commitMany, commitOne, POSTGRES_CHANNEL } from './postgres-append.ts';
+import { type AppendTarget, CHANNEL, commitMany, commitOne } from './postgres-append.ts';
 import { startMany, startRunsFunction } from './postgres-start.ts';
 import type { PersistedMessage } from './projection.ts';
 import { chatInsertValues, chatOf, messageOf, ownerColumn, type Row, runInsertValues, runOf, takeSearchParam } from './rows.ts';
@@ -29,7 +29,11 @@ import {
 /** The schema version this code writes. */
 export const POSTGRES_SCHEMA_VERSION = 4;
 
-export { POSTGRES_CHANNEL } from './postgres-append.ts';
+/**
+ * The NOTIFY channel appends are announced on (see postgres-append.ts). A constant of this module,
+ * not a re-export, so that the store's declarations never load postgres-append's, which use `pg`'s types.
+ */
+export const POSTGRES_CHANNEL: 'switchboard_events' = CHANNEL;
 
 const MIGRATIONS: { version: number; name: string; sql: (s: string) => string }[] = [
   {
@@ -120,8 +124,20 @@ export interface PostgresStoreOptions extends BaseStoreOptions {
   schema?: string;
   /** Largest number of pooled connections for reads and starts (default 10; appends use 2 more of their own). */
   maxConnections?: number;
-  /** An existing pool to use instead of opening one (it is not closed by `close()`). */
-  pool?: pg.Pool;
+  /** An existing pool to use instead of opening one, a `new pg.Pool(…)` (it is not closed by `close()`). */
+  pool?: PostgresPool;
+}
+
+/**
+ * What the store needs of a `pg.Pool`. Declared here rather than taken from `@types/pg` so that the
+ * store's declarations load without `pg`'s types: `pg` is an optional dependency, installed only by
+ * those who use PostgreSQL.
+ */
+export interface PostgresPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 function quoteIdent(name: string): string {
@@ -153,10 +169,11 @@ export class PostgresStore extends BaseStore {
     this.schema = options.schema ?? split.value ?? 'switchboard';
     this.s = quoteIdent(this.schema);
     this.ownPool = !options.pool;
-    this.pool = options.pool ?? new pg.Pool({ connectionString: this.url, max: options.maxConnections ?? 10 });
+    const given = options.pool as pg.Pool | undefined;
+    this.pool = given ?? new pg.Pool({ connectionString: this.url, max: options.maxConnections ?? 10 });
     // Appends get connections of their own, one per group in flight: a burst of requests (each a
     // few queries) must not queue the group commits that every live stream is waiting for.
-    this.writer = options.pool ?? new pg.Pool({ connectionString: this.url, max: POSTGRES_GROUP.inFlight });
+    this.writer = given ?? new pg.Pool({ connectionString: this.url, max: POSTGRES_GROUP.inFlight });
     this.writer.on('error', () => {});
     // An idle client that loses its connection must not crash the process.
     this.pool.on('error', () => {});
@@ -421,7 +438,7 @@ export class PostgresStore extends BaseStore {
     });
     this.listening = client
       .connect()
-      .then(() => client.query(`LISTEN ${POSTGRES_CHANNEL}`))
+      .then(() => client.query(`LISTEN ${CHANNEL}`))
       .then(() => undefined)
       .catch(() => {
         this.listener = undefined;

@@ -5,7 +5,7 @@
  * and `writer: 'inline'` — on the event loop itself. Also here: the schema, its migrations and the
  * connection's settings, which the reading connection (sqlite.ts) shares.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { ConcurrentAppendError, chatExists, inProgress, StoreError } from './errors.ts';
 import type { PersistedMessage } from './projection.ts';
 import { chatInsertValues, ownerColumn, type Row, runInsertValues } from './rows.ts';
@@ -115,9 +115,41 @@ export interface SqliteConnectionOptions {
   cacheKiB?: number;
 }
 
+/** `node:sqlite`, once loaded. */
+let sqlite: typeof import('node:sqlite') | undefined;
+
+/**
+ * Loads `node:sqlite` on the first open rather than by a static import, for two reasons. On a Node
+ * without it (20 and older) a static import fails as the store loads, with ERR_UNKNOWN_BUILTIN_MODULE;
+ * here the error names the version needed. And Node 22 prints "ExperimentalWarning: SQLite is an
+ * experimental feature" when it is loaded: that warning is about the store's choice, not the program's,
+ * so it is kept out of the console of a program that uses the store (Node 24 does not print it; every
+ * other warning passes through).
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  if (sqlite) return sqlite;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    if (String(typeof warning === 'string' ? warning : warning.message).startsWith('SQLite is an experimental feature')) return;
+    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    sqlite = process.getBuiltinModule?.('node:sqlite');
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  if (!sqlite)
+    throw new StoreError(
+      'unavailable',
+      `the SQLite store needs Node.js 22.16 or later (it uses node:sqlite); this is Node.js ${process.versions.node}`,
+    );
+  return sqlite;
+}
+
 /** Opens a connection to `path` with the store's settings (WAL, busy timeout, foreign keys, cache). */
 export function openSqliteConnection(path: string, options: SqliteConnectionOptions = {}): DatabaseSync {
   const busy = Math.trunc(options.busyTimeoutMs ?? 5000);
+  const { DatabaseSync } = loadSqlite();
   const db = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: busy });
   db.exec(`PRAGMA busy_timeout = ${busy}`);
   if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');

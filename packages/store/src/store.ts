@@ -156,7 +156,7 @@ export interface ListOptions {
   owner?: string;
 }
 
-export { ConcurrentAppendError, chatExists, inProgress, StoreError, type StoreErrorCode } from './errors.ts';
+export { ConcurrentAppendError, chatExists, importOptional, inProgress, StoreError, type StoreErrorCode } from './errors.ts';
 
 /** The store interface every backend implements. */
 export interface Store {

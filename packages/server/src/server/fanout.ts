@@ -21,6 +21,7 @@ import {
   type AppendResult,
   type Chat,
   type ChatInit,
+  importOptional,
   isTerminal,
   type ListOptions,
   type PersistedMessage,
@@ -111,7 +112,7 @@ export class RedisFanout {
 
   async connect(): Promise<void> {
     try {
-      const { createClient } = await import('@redis/client');
+      const { createClient } = await importOptional(() => import('@redis/client'), '@redis/client', 'it');
       const client = createClient({
         url: this.url,
         socket: {
