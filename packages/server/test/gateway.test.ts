@@ -213,8 +213,27 @@ describe('a chat, its history and its runs', () => {
 
     const deleted = await api(s.url, '/api/chats/c-hist', { method: 'DELETE' });
     assert.equal(deleted.status, 204);
-    assert.equal((await api(s.url, '/api/chats/c-hist/messages')).status, 404);
+    // A deleted chat's history is empty, as a never-seen chat's is.
+    const gone = await api(s.url, '/api/chats/c-hist/messages');
+    assert.equal(gone.status, 200);
+    assert.deepEqual(await gone.json(), []);
     assert.equal((await api(s.url, `/api/runs/${runId}/events`)).status, 404);
+  });
+
+  test("a never-seen chat's history is 200 and empty in every protocol", async () => {
+    const empty: Record<string, unknown> = {
+      'ai-sdk': [],
+      'ag-ui': { type: 'MESSAGES_SNAPSHOT', messages: [], state: {} },
+      timeline: [],
+      canonical: [],
+    };
+    for (const [protocol, expected] of Object.entries(empty)) {
+      const r = await api(s.url, `/api/chats/never-seen/messages?protocol=${protocol}`);
+      assert.equal(r.status, 200, protocol);
+      assert.deepEqual(await r.json(), expected, protocol);
+    }
+    // The chat is not created by asking.
+    assert.equal((await api(s.url, '/api/chats/never-seen')).status, 404);
   });
 
   test('a second turn in the same chat is appended to the history', async () => {
@@ -379,14 +398,13 @@ describe('security', () => {
       // Alice sees nothing of it…
       const aliceChats = (await (await api(s.url, '/api/chats', { token: 'token-alice' })).json()).chats;
       assert.deepEqual(aliceChats, []);
-      for (const path of [
-        '/api/chats/c-bob',
-        '/api/chats/c-bob/messages',
-        '/api/chats/c-bob/messages?protocol=canonical',
-        `/api/runs/${runId}`,
-        `/api/runs/${runId}/events`,
-        `/api/runs/${runId}/stream`,
-      ]) {
+      // …its history reads as a never-seen chat's: empty, nothing that says the chat exists…
+      for (const path of ['/api/chats/c-bob/messages', '/api/chats/c-bob/messages?protocol=canonical']) {
+        const r = await api(s.url, path, { token: 'token-alice' });
+        assert.equal(r.status, 200, path);
+        assert.deepEqual(await r.json(), [], path);
+      }
+      for (const path of ['/api/chats/c-bob', `/api/runs/${runId}`, `/api/runs/${runId}/events`, `/api/runs/${runId}/stream`]) {
         const r = await api(s.url, path, { token: 'token-alice' });
         assert.equal(r.status, 404, path);
         await r.body?.cancel();

@@ -147,12 +147,28 @@ export async function loadHistory<P extends HistoryProtocol>(
   const superseded = supersededOf(chat);
   let messages = (await store.listMessages(chatId)).filter((m) => !superseded.has(m.id));
   if (options.includePending === false) messages = messages.filter((m) => m.role !== 'assistant' || m.persistenceState === 'persisted');
+  return historyOf(messages, protocol, options);
+}
+
+/** Stored messages in a protocol's history form; `canonical` (which needs the run logs) is empty here. */
+function historyOf<P extends HistoryProtocol>(messages: readonly PersistedMessage[], protocol: P, options: HistoryOptions): HistoryOf[P] {
   switch (protocol) {
     case 'ai-sdk':
       return toUIMessages(messages, options) as HistoryOf[P];
     case 'ag-ui':
       return toAgUiSnapshot(messages, options) as HistoryOf[P];
-    default:
+    case 'timeline':
       return toTimeline(messages, options) as HistoryOf[P];
+    default:
+      return [] as CanonicalHistoryItem[] as HistoryOf[P];
   }
+}
+
+/**
+ * The history of a chat with no messages, in a protocol's own form (`[]`, or AG-UI's
+ * `MESSAGES_SNAPSHOT` with no messages and `{}` as the state): what the gateway answers for a chat it
+ * has never seen, which a stock client reads as a new conversation.
+ */
+export function emptyHistory<P extends HistoryProtocol>(protocol: P): HistoryOf[P] {
+  return historyOf([], protocol, {});
 }

@@ -21,6 +21,7 @@ export type {
 } from './history.ts';
 export {
   canonicalHistory,
+  emptyHistory,
   extractThinkTags,
   HISTORY_PROTOCOLS,
   isHistoryProtocol,

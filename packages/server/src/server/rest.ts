@@ -3,7 +3,7 @@
  * agents. A chat of another token answers 404, like a chat that does not exist.
  */
 import { isProtocol, type Protocol } from '@switchboard/core';
-import { type Chat, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run } from '@switchboard/store';
+import { type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run } from '@switchboard/store';
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
@@ -78,7 +78,9 @@ export async function chatMessages(c: GatewayContext): Promise<Response> {
     return jsonError(400, `Unknown protocol ${JSON.stringify(protocol)}: expected one of ${HISTORY_PROTOCOLS.join(', ')}`);
   const includePending = boolParam(c, 'includePending', true);
   if (includePending instanceof Response) return includePending;
-  if (!(await visibleChat(c, chatId))) return jsonError(404, `No chat ${chatId}`);
+  // A chat this caller cannot see (never created, deleted, or another caller's) has an empty history:
+  // a stock client opening a new chat asks for it first, and reads the empty form as a new conversation.
+  if (!(await visibleChat(c, chatId))) return c.json(emptyHistory(protocol));
   const core = c.get('core');
   return c.json(await loadHistory(core.store, chatId, protocol, { namespace: core.namespace, includePending }));
 }
