@@ -316,12 +316,19 @@ export interface BaseStoreOptions {
 const DEFAULT_INTERRUPT_REASON = 'The run was interrupted: its process ended before it finished.';
 
 /**
- * A live run's message row is written with its first events, then after this many events without
- * a write, and with its end (reads of a pending message re-project it to the run's last event, so
- * the row only needs to exist; writing the whole message at every block boundary made each
- * append cost as much as the message so far).
+ * A live run's message row is written with its first events, then at widening intervals — after
+ * this many events, then each time the run has as many new events as it had at the previous
+ * write (seq 256, 512, 1,024, …) — and with its end. Reads of a pending message re-project it to the
+ * run's last event, so the row only needs to exist; each write is the whole message, so writing it
+ * at a fixed interval made a run's bytes written grow with the square of its output, and the
+ * doubling keeps them under about twice the final message.
  */
 const WRITE_EVERY = 256;
+
+/** Whether a live run's message is written with the commit that ends at `seq`. */
+function writesMessage(seq: number, lastWritten: number, finished: boolean): boolean {
+  return finished || lastWritten < 0 || seq - lastWritten >= Math.max(WRITE_EVERY, lastWritten);
+}
 
 function statusOf(e: CanonicalEvent): RunStatus {
   if (e.type === 'run-abort') return 'aborted';
@@ -686,7 +693,7 @@ export abstract class BaseStore implements Store {
           live.lastWritten = -1;
         }
         for (const e of fresh) live.projector.apply(e);
-        if (finished || last.seq - live.lastWritten >= WRITE_EVERY || live.lastWritten < 0) {
+        if (writesMessage(last.seq, live.lastWritten, finished)) {
           // Shared with the projector, not copied: the commit serializes it before this run's next
           // event is applied (the run's lock is held until the commit is stored).
           commit.message = live.projector.snapshot(finished ? 'persisted' : 'pending', true);
