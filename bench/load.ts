@@ -119,7 +119,7 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** A field of /proc/<pid>/status in MB (Linux), NaN elsewhere. */
-function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : Number.NaN;
@@ -144,7 +144,7 @@ function procCpuMs(pid: number, tid?: number): number {
 }
 
 /** Resets the peak RSS (VmHWM) of a process we own; false where the kernel does not allow it. */
-function resetPeak(pid: number): boolean {
+export function resetPeak(pid: number): boolean {
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
     return true;
@@ -153,7 +153,7 @@ function resetPeak(pid: number): boolean {
   }
 }
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   pid: number;
   host: string;
@@ -161,8 +161,15 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startGateway(dataDir: string, config: string, storeEnv: Record<string, string>, nodeArgs: string[]): Promise<Server> {
-  const child = spawn(NODE, [...nodeArgs, MAIN], {
+/** Starts a built gateway (`main`: default this checkout's) in its own process, on a free loopback port. */
+export async function startGateway(
+  dataDir: string,
+  config: string,
+  storeEnv: Record<string, string>,
+  nodeArgs: string[],
+  main = MAIN,
+): Promise<Server> {
+  const child = spawn(NODE, [...nodeArgs, main], {
     cwd: dataDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -10,14 +10,16 @@
  * 4. think: `<think>` extraction, ours vs `extractReasoningMiddleware`.
  * 5. load: 100 and 1,000 concurrent SSE clients on one gateway process with the demo agent at full
  *    speed: p50/p99 time to first byte, aggregate events/s, server memory per open stream.
+ * 6. big: one run of 5 / 10 / 20 MB of text or tool output through the gateway: seconds per MB, peak
+ *    RSS, RSS after the run; with --baseline DIR, another checkout's gateway beside it.
  *
  * Every timed run's output is checked (same text / reasoning / tool input on every side); any
  * difference stops the benchmark. Ends with one `BENCH_JSON {...}` line holding every number.
  *
- * Options: --only convert|process|readers|think|load|web (one section), --quick (small sizes, seconds),
+ * Options: --only convert|process|readers|think|load|big|web (one section), --quick (small sizes, seconds),
  * --runs N (default 5), --deltas N, --process-deltas N, --process-runs N (default 3),
  * --skip-process, --reader-sizes N,N,N, --tool-sizes N,N, --think-deltas N, --load-clients N,N,
- * --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof", --load-prompt "text hi", --load-warmup N (default 1000).
+ * --big-sizes N,N,N (MB), --baseline DIR (the big section's other checkout), --load-stores sqlite,postgres,memory, --load-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof", --load-prompt "text hi", --load-warmup N (default 1000).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
+import { type BigRow, big } from './big.ts';
 import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
 import { fail, fixed, gc, int, median, ratio, table } from './harness.ts';
 import { LOAD_STORES, type LoadResult, type LoadStore, load } from './load.ts';
@@ -48,6 +51,8 @@ const { values: args } = parseArgs({
     'reader-sizes': { type: 'string' },
     'tool-sizes': { type: 'string' },
     'think-deltas': { type: 'string' },
+    'big-sizes': { type: 'string' },
+    baseline: { type: 'string' },
     'load-clients': { type: 'string' },
     'load-stores': { type: 'string' },
     'load-node-args': { type: 'string' },
@@ -70,7 +75,7 @@ function sizesArg(value: string | undefined, fallback: number[], name: string): 
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
 
-const SECTIONS = ['convert', 'process', 'readers', 'think', 'load', 'web'] as const;
+const SECTIONS = ['convert', 'process', 'readers', 'think', 'load', 'big', 'web'] as const;
 type Section = (typeof SECTIONS)[number];
 if (args.only !== undefined && !(SECTIONS as readonly string[]).includes(args.only))
   throw new Error(`--only must be one of ${SECTIONS.join(', ')}, got ${JSON.stringify(args.only)}`);
@@ -393,6 +398,34 @@ if (runs('load')) {
     ...(args['load-node-args'] ? { nodeArgs: args['load-node-args'].split(' ').filter(Boolean) } : {}),
   });
   json.load = r;
+}
+
+if (runs('big')) {
+  const sizes = sizesArg(args['big-sizes'], quick ? [1, 2, 4] : [5, 10, 20], 'big-sizes');
+  console.log(`\n## big: one run of ${sizes.join(' / ')} MB of output through the gateway (SQLite)\n`);
+  const rows: BigRow[] = await big({ sizes, ...(args.baseline ? { baseline: resolve(args.baseline) } : {}) });
+  console.log(
+    table(
+      ['gateway', 'output', 'MB', 's', 's/MB', 'peak RSS MB', 'idle → after MB'],
+      rows.map((r) => [
+        r.tree === 'this' ? 'this checkout' : `baseline ${args.baseline}`,
+        r.kind,
+        String(r.mb),
+        fixed(r.seconds, 2),
+        fixed(r.secondsPerMb, 3),
+        fixed(r.peakRssMb, 0),
+        `${fixed(r.idleRssMb, 0)} → ${fixed(r.afterRssMb, 0)}`,
+      ]),
+    ),
+  );
+  for (const tree of ['this', 'baseline'] as const)
+    for (const kind of ['text', 'tool'] as const) {
+      const of = rows.filter((r) => r.tree === tree && r.kind === kind);
+      const [small, large] = [of[0], of.at(-1)];
+      if (small && large && large !== small)
+        console.log(`  ${tree} ${kind}: ${large.mb} MB took ${fixed(large.seconds / small.seconds, 1)}x the ${small.mb} MB run (linear: ${fixed(large.mb / small.mb, 1)}x)`);
+    }
+  json.big = { sizes, baseline: args.baseline, rows };
 }
 
 if (runs('web')) {
