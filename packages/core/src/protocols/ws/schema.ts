@@ -25,7 +25,7 @@ import {
   subagentStartSchema,
   todosSchema,
 } from '../../model/schema.ts';
-import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { checkEach, type ValidationResult } from '../../model/validate.ts';
 import { CITATION_KINDS } from '../../model/vocabulary.ts';
 
 const json = z.json();
@@ -309,13 +309,6 @@ export const WS_SEED_TYPES = [
   'error',
 ] as const;
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-    .join('.')
-    .replace(/\.\[/g, '[');
-}
-
 /**
  * Checks a session of frames: each against its schema, and the contract as a whole — session_start
  * first and complete last; eventIndex +1 per frame; sequenceNumber strictly increasing; chunks
@@ -323,23 +316,13 @@ function pathOf(path: readonly PropertyKey[]): string {
  * tool_result per tool_call_id; thinking / message content equal to its chunks joined.
  */
 export function validateWsEvents(frames: Iterable<unknown>): ValidationResult {
-  const issues: ValidationIssue[] = [];
-  let index = -1;
   let lastIndex: number | undefined;
   let lastSeq = -Infinity;
   let ended = false;
   const toolUses = new Set<string>();
   const toolResults = new Set<string>();
   const chunks = new Map<string, string[]>();
-  for (const input of frames) {
-    index++;
-    const parsed = wsEventSchema.safeParse(input);
-    if (!parsed.success) {
-      for (const i of parsed.error.issues) issues.push({ index, path: pathOf(i.path), message: i.message });
-      continue;
-    }
-    const f = parsed.data;
-    const issue = (path: string, message: string) => issues.push({ index, path, message });
+  const { issues } = checkEach(frames, wsEventSchema, (f, issue, index) => {
     if (index === 0 && f.type !== 'session_start') issue('type', `expected the first frame to be "session_start", got "${f.type}"`);
     if (ended) issue('type', `expected nothing after "complete", got "${f.type}"`);
     if (lastIndex !== undefined && f.eventIndex !== lastIndex + 1) issue('eventIndex', `expected ${lastIndex + 1}, got ${f.eventIndex}`);
@@ -379,6 +362,6 @@ export function validateWsEvents(frames: Iterable<unknown>): ValidationResult {
         ended = true;
         break;
     }
-  }
+  });
   return { ok: issues.length === 0, issues };
 }
