@@ -18,7 +18,7 @@
 import { describe } from '../../codec/framing.ts';
 import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
 import { emitAnswerSources, Kit } from '../../inputs/kit/index.ts';
-import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import { type DecoderOptions, Emitter, frameClock } from '../../model/emitter.ts';
 import type { EventInit, FinishReason, Json, Location, Usage } from '../../model/events.ts';
 import { addUsage } from '../../model/usage.ts';
 import { FINISH_REASONS as MODEL_FINISH_REASONS } from '../../model/vocabulary.ts';
@@ -167,9 +167,8 @@ function waitMessage(
 /** Creates the reader of DSAgentRunMessage streams (framework `dsagent`). */
 export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decoder {
   const accumulated = options.deltas === 'accumulated';
-  let frameTime: number | undefined;
-  const clock = options.now ?? Date.now;
-  const out = new Emitter({ ...options, now: () => frameTime ?? clock() }, SOURCE);
+  const clock = frameClock(options.now);
+  const out = new Emitter({ ...options, now: clock.now }, SOURCE);
   const stepIds = new Set<string>();
   const blockIds = new Set<string>();
   const streams = new Map<string, Stream>();
@@ -518,10 +517,9 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
         invalid(where, 'content', 'a string');
         return out.take();
       }
-      const t = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
-      frameTime = Number.isFinite(t) ? t : undefined;
-      handle(value, content, value.metadata, value.metadata.message_type, where);
-      frameTime = undefined;
+      const metadata = value.metadata;
+      const type = value.metadata.message_type;
+      clock.at(value.timestamp, () => handle(value, content, metadata, type, where));
       return out.take();
     },
     fault(code, message, where) {

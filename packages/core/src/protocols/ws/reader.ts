@@ -19,7 +19,7 @@ import { describe } from '../../codec/framing.ts';
 import { anthropicFinishReason } from '../../inputs/anthropic.ts';
 import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
 import { Kit } from '../../inputs/kit/index.ts';
-import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import { type DecoderOptions, Emitter, frameClock } from '../../model/emitter.ts';
 import type {
   Citation,
   EventInit,
@@ -164,7 +164,8 @@ interface Block {
 
 /** Creates the reader of `agent:event` frames (framework `ws`). */
 export function createWsDecoder(options: DecoderOptions = {}): Decoder {
-  const clock = options.now ?? Date.now;
+  /** `ts` is the current frame's `timestamp`. */
+  const clock = frameClock(options.now);
   /** The open blocks by their key (`keyOf`). */
   const blocks = new Map<string, Block>();
   /** Every block id used, so a made-up one is unique. */
@@ -175,13 +176,11 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
   const toolUses = new Set<string>();
   /** The tool calls whose final tool_result was read. */
   const toolResults = new Set<string>();
-  /** The current frame's `timestamp` (canonical `ts`). */
-  let frameTime: number | undefined;
   /** Ids made up for frames without one (blocks, tool calls). */
   let generated = 0;
   /** A fatal error was read: an unfinished run finishes with `error`. */
   let failed = false;
-  const out = new Emitter({ ...options, now: () => frameTime ?? clock() }, SOURCE);
+  const out = new Emitter({ ...options, now: clock.now }, SOURCE);
   const { error, invalid } = new Kit(out, SOURCE);
 
   /** A providerMetadata field, checked (`{provider: {…}}`); a malformed one is reported and dropped. */
@@ -660,10 +659,8 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         invalid(where, 'type', 'the event type as a string');
         return out.take();
       }
-      const t = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
-      frameTime = Number.isFinite(t) ? t : undefined;
-      handle(value.type, value, where);
-      frameTime = undefined;
+      const type = value.type;
+      clock.at(value.timestamp, () => handle(type, value, where));
       return out.take();
     },
     fault(code, message, where) {
