@@ -107,9 +107,10 @@ function waitMessage(
   md: Meta,
   where?: Location,
 ): void {
-  const fields = (pairs: [string, string][]): Record<string, unknown> => {
+  /** The metadata fields that are set, under their canonical names (`{ tool_id: 'toolCallId' }`). */
+  const fields = (names: Record<string, string>): Record<string, unknown> => {
     const o: Record<string, unknown> = {};
-    for (const [from, to] of pairs) if (md[from] !== undefined) o[to] = md[from];
+    for (const from in names) if (md[from] !== undefined) o[names[from]] = md[from];
     return o;
   };
   const id = str(md, type.startsWith('interrupt') ? 'interrupt_id' : 'approval_id');
@@ -123,10 +124,7 @@ function waitMessage(
       type: 'tool-approval-request',
       approvalId: id,
       toolCallId,
-      ...fields([
-        ['tool_name', 'toolName'],
-        ['reason', 'reason'],
-      ]),
+      ...fields({ tool_name: 'toolName', reason: 'reason' }),
     } as EventInit);
   }
   if (type === 'tool_approval_response')
@@ -134,11 +132,7 @@ function waitMessage(
       type: 'tool-approval-response',
       approvalId: id,
       approved: md.approved === true,
-      ...fields([
-        ['tool_id', 'toolCallId'],
-        ['reason', 'reason'],
-        ['by', 'by'],
-      ]),
+      ...fields({ tool_id: 'toolCallId', reason: 'reason', by: 'by' }),
     } as EventInit);
   if (type === 'interrupt')
     return out.emit({
@@ -146,21 +140,13 @@ function waitMessage(
       interruptId: id,
       reason: str(md, 'reason') ?? 'input_required',
       ...(text !== undefined ? { message: text } : {}),
-      ...fields([
-        ['tool_id', 'toolCallId'],
-        ['value', 'value'],
-        ['response_schema', 'responseSchema'],
-        ['expires_at', 'expiresAt'],
-      ]),
+      ...fields({ tool_id: 'toolCallId', value: 'value', response_schema: 'responseSchema', expires_at: 'expiresAt' }),
     } as EventInit);
   return out.emit({
     type: 'interrupt-response',
     interruptId: id,
     status: md.interrupt_status === 'cancelled' ? 'cancelled' : 'resolved',
-    ...fields([
-      ['payload', 'payload'],
-      ['by', 'by'],
-    ]),
+    ...fields({ payload: 'payload', by: 'by' }),
   } as EventInit);
 }
 

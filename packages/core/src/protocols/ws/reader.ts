@@ -86,6 +86,14 @@ function str(o: Frame, key: string): string | undefined {
   return typeof o[key] === 'string' ? (o[key] as string) : undefined;
 }
 
+/** Copies the frame's string fields onto the event under their canonical names (`{ tool_call_id: 'toolCallId' }`). */
+function strings<E>(e: E, o: Frame, names: Partial<Record<string, keyof E & string>>): void {
+  for (const from in names) {
+    const s = str(o, from);
+    if (s !== undefined) (e as Record<string, unknown>)[names[from] as string] = s;
+  }
+}
+
 function num(o: Frame, key: string): number | undefined {
   return typeof o[key] === 'number' && Number.isFinite(o[key]) ? (o[key] as number) : undefined;
 }
@@ -190,6 +198,12 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (isObject(p) && Object.values(p).every(isObject)) return p as ProviderMetadata;
     invalid(where, field, 'an object of provider objects');
     return undefined;
+  }
+
+  /** Sets the event's providerMetadata from the frame's, when it has a valid one. */
+  function setPm(e: { providerMetadata?: ProviderMetadata }, v: Frame, where?: Location): void {
+    const pm = pmOf(v, 'providerMetadata', where);
+    if (pm) e.providerMetadata = pm;
   }
 
   function emit(e: EventInit, v: Frame): void {
@@ -316,8 +330,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (startPm) start.providerMetadata = startPm;
     const inputError = str(v, 'inputError');
     if (inputError !== undefined) end.inputError = inputError;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) end.providerMetadata = pm;
+    setPm(end, v, where);
     emit(start, v);
     emit(end, v);
   }
@@ -344,8 +357,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     }
     if (name !== undefined) e.toolName = name;
     if (v.providerExecuted === true) e.providerExecuted = true;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) e.providerMetadata = pm;
+    setPm(e, v, where);
     emit(e, v);
   }
 
@@ -392,8 +404,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
     const usage = usageOf(v, 'usage', where);
     if (usage && v.derivedUsage !== true) e.usage = usage;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) e.providerMetadata = pm;
+    setPm(e, v, where);
     out.emit(e);
   }
 
@@ -422,8 +433,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           if (s !== undefined) init[k] = s;
         }
         if (isObject(v.metadata)) init.metadata = v.metadata as JsonObject;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) init.providerMetadata = pm;
+        setPm(init, v, where);
         return out.start(init);
       }
       case 'thinking_chunk':
@@ -450,8 +460,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (code !== undefined) e.code = code;
         const loc = locationOf(v.where);
         if (loc) e.where = loc;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         if (e.fatal) failed = true;
         return emit(e, v);
       }
@@ -465,8 +474,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (Number.isInteger(v.number)) e.number = v.number as number;
         const model = str(v, 'model');
         if (model !== undefined) e.model = model;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         steps.push(e.stepId);
         return emit(e, v);
       }
@@ -477,8 +485,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (usage) e.usage = usage;
         const ms = num(v, 'durationMs');
         if (ms !== undefined) e.durationMs = ms;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         const i = steps.lastIndexOf(e.stepId);
         if (i >= 0) steps.splice(i, 1);
         return emit(e, v);
@@ -490,8 +497,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           const s = str(v, k);
           if (s !== undefined) e[k] = s;
         }
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'file': {
@@ -499,8 +505,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e: EventInit = { type: 'file', url: v.url as string, mediaType: v.mediaType as string };
         const filename = str(v, 'filename');
         if (filename !== undefined) e.filename = filename;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'todos': {
@@ -564,10 +569,8 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e = { type: 'tool-approval-request', approvalId: v.approval_id, toolCallId: v.tool_call_id } as EventInit & {
           type: 'tool-approval-request';
         };
-        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
-        if (str(v, 'reason') !== undefined) e.reason = str(v, 'reason');
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        strings(e, v, { tool_name: 'toolName', reason: 'reason' });
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'tool_approval_response': {
@@ -576,36 +579,24 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e = { type: 'tool-approval-response', approvalId: v.approval_id, approved: v.approved } as EventInit & {
           type: 'tool-approval-response';
         };
-        for (const [from, to] of [
-          ['tool_call_id', 'toolCallId'],
-          ['reason', 'reason'],
-          ['by', 'by'],
-        ] as const)
-          if (str(v, from) !== undefined) e[to] = str(v, from);
+        strings(e, v, { tool_call_id: 'toolCallId', reason: 'reason', by: 'by' });
         if (typeof v.providerExecuted === 'boolean') e.providerExecuted = v.providerExecuted;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'client_tool_call': {
         if (!required(v, where, 'tool_call_id')) return;
         const e = { type: 'client-tool-call', toolCallId: v.tool_call_id } as EventInit & { type: 'client-tool-call' };
-        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
+        strings(e, v, { tool_name: 'toolName' });
         return emit(e, v);
       }
       case 'interrupt': {
         if (!required(v, where, 'interrupt_id', 'reason')) return;
         const e = { type: 'interrupt', interruptId: v.interrupt_id, reason: v.reason } as EventInit & { type: 'interrupt' };
-        for (const [from, to] of [
-          ['message', 'message'],
-          ['tool_call_id', 'toolCallId'],
-          ['expires_at', 'expiresAt'],
-        ] as const)
-          if (str(v, from) !== undefined) e[to] = str(v, from);
+        strings(e, v, { message: 'message', tool_call_id: 'toolCallId', expires_at: 'expiresAt' });
         if (v.value !== undefined) e.value = v.value as Json;
         if (isObject(v.response_schema)) e.responseSchema = v.response_schema as JsonObject;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'interrupt_response': {
@@ -615,7 +606,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           type: 'interrupt-response';
         };
         if (v.payload !== undefined) e.payload = v.payload as Json;
-        if (str(v, 'by') !== undefined) e.by = str(v, 'by');
+        strings(e, v, { by: 'by' });
         return emit(e, v);
       }
       case 'custom':
