@@ -9,29 +9,14 @@
  * sequence rules (eventIndex, sequenceNumber, persistenceState, dedupe, accumulation).
  */
 import { z } from 'zod';
-import {
-  customSchema,
-  fileSchema,
-  finishReasonSchema,
-  locationSchema,
-  providerMetadataSchema,
-  rawSchema,
-  sourceSchema,
-  stateDeltaSchema,
-  stateSnapshotSchema,
-  statusSchema,
-  stepStartSchema,
-  subagentFinishSchema,
-  subagentStartSchema,
-  todosSchema,
-} from '../../model/schema.ts';
+import * as canonical from '../../model/schema.ts';
 import { checkEach, type ValidationResult } from '../../model/validate.ts';
 import { CITATION_KINDS } from '../../model/vocabulary.ts';
 
 const json = z.json();
 // The canonical model's vocabulary, not a copy of it.
-const providerMetadata = providerMetadataSchema.optional();
-const finishReason = finishReasonSchema;
+const providerMetadata = canonical.providerMetadataSchema.optional();
+const finishReason = canonical.finishReasonSchema;
 
 /** `persistenceState`: transient (chunks), pending (not yet stored), persisted (stored, has a sequenceNumber). */
 export const wsPersistenceStateSchema = z.enum(['transient', 'pending', 'persisted']);
@@ -193,13 +178,13 @@ export const wsErrorSchema = frame('error', {
   error: z.string(),
   code: z.string().optional(),
   fatal: z.boolean().describe('Extension: the run cannot go on.'),
-  where: locationSchema.optional(),
+  where: canonical.locationSchema.optional(),
   providerMetadata,
 });
 
 // -- extensions: canonical events the contract has no type for -----------------------------------
 
-export const wsStepStartSchema = extension('step_start', stepStartSchema);
+export const wsStepStartSchema = extension('step_start', canonical.stepStartSchema);
 export const wsStepFinishSchema = frame('step_finish', {
   stepId: z.string(),
   stop_reason: z.string().nullable().optional(),
@@ -209,19 +194,19 @@ export const wsStepFinishSchema = frame('step_finish', {
   durationMs: z.number().optional(),
   providerMetadata,
 });
-export const wsSourceSchema = extension('source', sourceSchema);
-export const wsFileSchema = extension('file', fileSchema);
-export const wsTodosSchema = extension('todos', todosSchema);
-export const wsSubagentStartSchema = extension('subagent_start', subagentStartSchema);
-export const wsSubagentFinishSchema = extension('subagent_finish', subagentFinishSchema);
+export const wsSourceSchema = extension('source', canonical.sourceSchema);
+export const wsFileSchema = extension('file', canonical.fileSchema);
+export const wsTodosSchema = extension('todos', canonical.todosSchema);
+export const wsSubagentStartSchema = extension('subagent_start', canonical.subagentStartSchema);
+export const wsSubagentFinishSchema = extension('subagent_finish', canonical.subagentFinishSchema);
 export const wsUsageEventSchema = frame('usage', {
   scope: z.enum(['increment', 'step', 'total']),
   usage: wsUsageSchema,
   durationMs: z.number().optional(),
 });
-export const wsStatusSchema = extension('status', statusSchema);
-export const wsStateSnapshotSchema = extension('state_snapshot', stateSnapshotSchema);
-export const wsStateDeltaSchema = extension('state_delta', stateDeltaSchema);
+export const wsStatusSchema = extension('status', canonical.statusSchema);
+export const wsStateSnapshotSchema = extension('state_snapshot', canonical.stateSnapshotSchema);
+export const wsStateDeltaSchema = extension('state_delta', canonical.stateDeltaSchema);
 export const wsToolApprovalRequestSchema = frame('tool_approval_request', {
   approval_id: z.string(),
   tool_call_id: z.string().describe('The tool_use that waits for approval.'),
@@ -255,8 +240,8 @@ export const wsInterruptResponseSchema = frame('interrupt_response', {
   payload: json.optional(),
   by: z.string().optional(),
 });
-export const wsCustomSchema = extension('custom', customSchema);
-export const wsRawSchema = extension('raw', rawSchema);
+export const wsCustomSchema = extension('custom', canonical.customSchema);
+export const wsRawSchema = extension('raw', canonical.rawSchema);
 
 /** Every frame the WebSocket encoder writes, discriminated on `type`. */
 export const wsEventSchema = z.discriminatedUnion('type', [
