@@ -479,7 +479,7 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       if (!isObject(value)) {
         error(
@@ -487,47 +487,38 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
           `${describe(where ?? {})}: expected a DSAgentRunMessage object {role, content, metadata}, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
           { ...where, expected: 'object' },
         );
-        return out.take();
+        return;
       }
       if (!isObject(value.metadata)) {
         invalid(where, 'metadata', 'an object');
-        return out.take();
+        return;
       }
       if (typeof value.metadata.message_type !== 'string') {
         if (value.role === 'user') handle(value, '', value.metadata, 'user', where);
         else invalid(where, 'metadata.message_type', 'the message type as a string');
-        return out.take();
+        return;
       }
       const content = value.content ?? '';
       if (typeof content !== 'string') {
         invalid(where, 'content', 'a string');
-        return out.take();
+        return;
       }
       const metadata = value.metadata;
       const type = value.metadata.message_type;
       clock.at(value.timestamp, () => handle(value, content, metadata, type, where));
-      return out.take();
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        const open = streams.size > 0;
-        if (open && !failed) {
-          error('truncated', `the stream ended with ${streams.size} unfinished stream message(s) (no final message)`, undefined, true);
-          failed = true;
-        }
-        for (const [key, s] of streams) endStream(key, s, undefined);
-        closeStep(failed ? { finishReason: 'error' } : {});
-        const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : answered ? 'stop' : (lastFinish ?? 'stop') };
-        if (total) e.usage = total;
-        out.emit(e);
+    finish() {
+      if (streams.size > 0 && !failed) {
+        error('truncated', `the stream ended with ${streams.size} unfinished stream message(s) (no final message)`, undefined, true);
+        failed = true;
       }
-      return out.take();
+      for (const [key, s] of streams) endStream(key, s, undefined);
+      closeStep(failed ? { finishReason: 'error' } : {});
+      const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : answered ? 'stop' : (lastFinish ?? 'stop') };
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }
 
 /** True when one parsed value is unmistakably a DSAgentRunMessage (role, content and routing metadata). */

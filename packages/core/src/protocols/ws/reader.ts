@@ -189,7 +189,8 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
   /** A fatal error was read: an unfinished run finishes with `error`. */
   let failed = false;
   const out = new Emitter({ ...options, now: clock.now }, SOURCE);
-  const { error, invalid } = new Kit(out, SOURCE);
+  const kit = new Kit(out, SOURCE);
+  const { error, invalid } = kit;
 
   /** A providerMetadata field, checked (`{provider: {…}}`); a malformed one is reported and dropped. */
   function pmOf(v: Frame, field: string, where?: Location): ProviderMetadata | undefined {
@@ -636,7 +637,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       if (!isObject(value)) {
         error(
@@ -644,30 +645,22 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           `${describe(where ?? {})}: expected an agent:event object with a "type", got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
           { ...where, expected: 'object' },
         );
-        return out.take();
+        return;
       }
       if (typeof value.type !== 'string') {
         invalid(where, 'type', 'the event type as a string');
-        return out.take();
+        return;
       }
       const type = value.type;
       clock.at(value.timestamp, () => handle(type, value, where));
-      return out.take();
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
+    finish() {
+      if (!failed) error('truncated', 'the agent:event stream ended without a "complete" event', undefined, true);
+      closeAll();
+      closeSteps();
+      out.emit({ type: 'run-finish', finishReason: 'error' });
     },
-    end() {
-      if (!out.finished) {
-        if (!failed) error('truncated', 'the agent:event stream ended without a "complete" event', undefined, true);
-        closeAll();
-        closeSteps();
-        out.emit({ type: 'run-finish', finishReason: 'error' });
-      }
-      return out.take();
-    },
-  };
+  });
 }
 
 /** True when one parsed value is unmistakably an `agent:event` frame (a known type and the contract's envelope). */
