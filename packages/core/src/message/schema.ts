@@ -12,10 +12,12 @@
 import { z } from 'zod';
 import {
   citationSchema,
+  fileFields,
   finishReasonSchema,
   locationSchema,
   providerMetadataSchema,
   reasoningVariantSchema,
+  sourceFields,
   todoSchema,
   usageSchema,
 } from '../model/schema.ts';
@@ -42,6 +44,11 @@ const timed = {
     .describe("When the fold saw the opening event, on its injected clock (a browser's receipt time: the base of a live timer)."),
 };
 
+/** A part's schema: its `type`, the fields every part has, then its own (as `event` in model/schema.ts). */
+function part<T extends string, S extends z.ZodRawShape>(type: T, shape: S, description: string) {
+  return z.object({ type: z.literal(type), ...partBase, ...shape }).describe(description);
+}
+
 export const messageStatusSchema = z
   .enum(['streaming', 'complete', 'error', 'aborted'])
   .describe('Where an assistant message stands: still streaming, or how its run ended.');
@@ -50,10 +57,9 @@ export const persistenceStateSchema = z
   .enum(['transient', 'pending', 'persisted'])
   .describe('transient: only in memory; pending: written while its run is live; persisted: its run ended and is stored.');
 
-export const stepStartPartSchema = z
-  .object({
-    type: z.literal('step-start'),
-    ...partBase,
+export const stepStartPartSchema = part(
+  'step-start',
+  {
     startedAt: timed.startedAt,
     receivedAt: timed.receivedAt,
     stepId: z
@@ -64,30 +70,30 @@ export const stepStartPartSchema = z
     name: z.string().optional(),
     number: z.number().int().optional(),
     model: z.string().optional(),
-  })
-  .describe('A step boundary (AI SDK `step-start`).');
+  },
+  'A step boundary (AI SDK `step-start`).',
+);
 
-export const reasoningPartSchema = z
-  .object({
-    type: z.literal('reasoning'),
-    ...partBase,
+export const reasoningPartSchema = part(
+  'reasoning',
+  {
     ...timed,
     blockId: z.string(),
     variant: reasoningVariantSchema,
     text: z.string(),
     state: z.enum(['streaming', 'done']),
     providerMetadata: pm.describe('Start and end providerMetadata merged per provider (signatures arrive on the end).'),
-  })
-  .describe('A reasoning block: model thinking ("Thought for 3s") or agent processing ("Processed in 2s").');
+  },
+  'A reasoning block: model thinking ("Thought for 3s") or agent processing ("Processed in 2s").',
+);
 
 export const storedCitationSchema = citationSchema
   .extend({ sourceId: z.string().describe('`citation-<n>`, numbered as the AI SDK encoder numbers them.') })
   .describe('A citation of a text block.');
 
-export const textPartSchema = z
-  .object({
-    type: z.literal('text'),
-    ...partBase,
+export const textPartSchema = part(
+  'text',
+  {
     startedAt: timed.startedAt,
     endedAt: timed.endedAt,
     receivedAt: timed.receivedAt,
@@ -97,8 +103,9 @@ export const textPartSchema = z
     endSeq: z.number().int().optional().describe('seq of the event that closed it (tells text blocks open at the same time apart).'),
     citations: z.array(storedCitationSchema).optional(),
     providerMetadata: pm.describe("The end's providerMetadata, else the start's (the AI SDK client's replace rule)."),
-  })
-  .describe('A text block.');
+  },
+  'A text block.',
+);
 
 export const toolStateSchema = z
   .enum([
@@ -122,10 +129,9 @@ export const toolApprovalSchema = z
   })
   .describe("A tool call's approval as the AI SDK client keeps it on the part: the request, then the answer.");
 
-export const toolPartSchema = z
-  .object({
-    type: z.literal('tool'),
-    ...partBase,
+export const toolPartSchema = part(
+  'tool',
+  {
     ...timed,
     toolCallId: z.string(),
     toolName: z.string(),
@@ -142,45 +148,26 @@ export const toolPartSchema = z
     resultProviderMetadata: pm,
     outputSeq: z.number().int().optional().describe('seq of the output / error event.'),
     approval: toolApprovalSchema.optional(),
-  })
-  .describe('A tool call with its input, output and state.');
+  },
+  'A tool call with its input, output and state.',
+);
 
-const sourceFields = {
-  sourceId: z.string(),
-  kind: z.enum(['url', 'document']),
-  url: z.string().optional(),
-  title: z.string().optional(),
-  mediaType: z.string().optional(),
-  filename: z.string().optional(),
-  providerMetadata: pm,
-};
-
-export const sourcePartSchema = z
-  .object({
-    type: z.literal('source'),
-    ...partBase,
+export const sourcePartSchema = part(
+  'source',
+  {
     ...sourceFields,
     fromCitation: z.boolean().optional().describe('True when the source came from a citation (its id is `citation-<n>`).'),
-  })
-  .describe('A source the answer drew on, where it appeared (URL sources once per URL).');
+  },
+  'A source the answer drew on, where it appeared (URL sources once per URL).',
+);
 
-export const filePartSchema = z
-  .object({
-    type: z.literal('file'),
-    ...partBase,
-    url: z.string(),
-    mediaType: z.string(),
-    filename: z.string().optional(),
-    providerMetadata: pm,
-  })
-  .describe('A file the agent or model produced.');
+export const filePartSchema = part('file', fileFields, 'A file the agent or model produced.');
 
 export const DATA_PART_NAMES = ['todos', 'usage', 'subagent', 'state', 'custom', 'interrupt', 'interrupt-response'] as const;
 
-export const dataPartSchema = z
-  .object({
-    type: z.literal('data'),
-    ...partBase,
+export const dataPartSchema = part(
+  'data',
+  {
     name: z
       .string()
       .describe(
@@ -188,8 +175,9 @@ export const dataPartSchema = z
       ),
     id: z.string().optional().describe('A data part with an id is replaced in place by a later one with that id.'),
     data: json,
-  })
-  .describe('An AI SDK data part (`data-<name>`): what the message has no typed part for.');
+  },
+  'An AI SDK data part (`data-<name>`): what the message has no typed part for.',
+);
 
 export const messagePartSchema = z
   .discriminatedUnion('type', [

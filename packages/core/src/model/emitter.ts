@@ -33,6 +33,26 @@ export interface DecoderOptions {
   onInputFormat?: (format: 'sse' | 'jsonl', forced: boolean) => void;
 }
 
+/**
+ * The clock of a decoder whose frames carry an ISO `timestamp` (the WebSocket and DSAgent readers):
+ * while `at` handles a frame, `now` reads that frame's time (when it parses), else `clock`.
+ */
+export function frameClock(clock: () => number = Date.now): { now: () => number; at: (timestamp: unknown, handle: () => void) => void } {
+  let frameTime: number | undefined;
+  return {
+    now: () => frameTime ?? clock(),
+    at(timestamp, handle) {
+      const t = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
+      frameTime = Number.isFinite(t) ? t : undefined;
+      try {
+        handle();
+      } finally {
+        frameTime = undefined;
+      }
+    },
+  };
+}
+
 /** Finish reasons a run that ends waiting replaces (a failed or cut-off run keeps its own). */
 const WAITS: ReadonlySet<string> = new Set(['stop', 'tool-calls', 'other']);
 

@@ -320,24 +320,25 @@ export const subagentFinishSchema = event(
   },
   'A nested agent run ended.',
 );
-export const sourceSchema = event(
-  'source',
-  {
-    sourceId: z.string(),
-    kind: z.enum(SOURCE_KINDS),
-    url: z.string().optional(),
-    title: z.string().optional(),
-    mediaType: z.string().optional(),
-    filename: z.string().optional(),
-    providerMetadata: pm,
-  },
-  'A source the answer drew on (web page or document).',
-);
-export const fileSchema = event(
-  'file',
-  { url: z.string().describe('data: URL or http(s) URL.'), mediaType: z.string(), filename: z.string().optional(), providerMetadata: pm },
-  'A file produced by the agent or model.',
-);
+/** A source's fields: on its event and on the assistant message's source part. */
+export const sourceFields = {
+  sourceId: z.string(),
+  kind: z.enum(SOURCE_KINDS),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  mediaType: z.string().optional(),
+  filename: z.string().optional(),
+  providerMetadata: pm,
+};
+/** A file's fields: on its event and on the assistant message's file part. */
+export const fileFields = {
+  url: z.string().describe('data: URL or http(s) URL.'),
+  mediaType: z.string(),
+  filename: z.string().optional(),
+  providerMetadata: pm,
+};
+export const sourceSchema = event('source', sourceFields, 'A source the answer drew on (web page or document).');
+export const fileSchema = event('file', fileFields, 'A file produced by the agent or model.');
 export const usageEventSchema = event(
   'usage',
   {

@@ -1,4 +1,4 @@
-import type { ZodError } from 'zod';
+import type { ZodError, ZodType } from 'zod';
 import type { CanonicalEvent, EventOf } from './events.ts';
 import { inspect, MAX_DEPTH } from './hostile.ts';
 import { OpenSpans } from './open-spans.ts';
@@ -13,6 +13,9 @@ export interface ValidationIssue {
   /** What was wrong and what was expected, in words. */
   message: string;
 }
+
+/** Reports an issue in the item being checked. */
+export type IssueReporter = (path: string, message: string) => void;
 
 export interface ValidationResult {
   ok: boolean;
@@ -41,7 +44,7 @@ class HitlRules {
   private continuation = false;
   private content = false;
 
-  check(e: CanonicalEvent, tools: ReadonlySet<string>, issue: (path: string, message: string) => void): void {
+  check(e: CanonicalEvent, tools: ReadonlySet<string>, issue: IssueReporter): void {
     const call = (id: string, what: string) => {
       if (!tools.has(id) && !this.continuation)
         issue('toolCallId', `expected a tool call "${id}" of this run (tool-input-end) before this ${what}`);
@@ -90,7 +93,7 @@ class HitlRules {
     }
   }
 
-  private checkPending(e: EventOf<'run-finish'>, issue: (path: string, message: string) => void): void {
+  private checkPending(e: EventOf<'run-finish'>, issue: IssueReporter): void {
     const p = e.pending;
     if (!p) return;
     for (const [i, id] of (p.approvalIds ?? []).entries()) {
@@ -117,8 +120,34 @@ function pathOf(path: readonly PropertyKey[]): string {
     .replace(/\.\[/g, '[');
 }
 
-function zodIssues(index: number, error: ZodError): ValidationIssue[] {
+/** A zod error as the issues of the item at `index`. */
+export function zodIssues(index: number, error: ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({ index, path: pathOf(issue.path), message: issue.message }));
+}
+
+/**
+ * The loop of a stream validator: each item against `schema` (an invalid one's issues are listed and
+ * it is skipped), then each valid one to `check`, which reports what breaks the stream's sequence
+ * rules. Returns the issues and how many items there were, for the checks after the last one.
+ */
+export function checkEach<T>(
+  items: Iterable<unknown>,
+  schema: ZodType<T>,
+  check: (item: T, issue: IssueReporter, index: number) => void,
+): { issues: ValidationIssue[]; count: number } {
+  const issues: ValidationIssue[] = [];
+  let index = -1;
+  for (const input of items) {
+    index++;
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) {
+      issues.push(...zodIssues(index, parsed.error));
+      continue;
+    }
+    const at = index;
+    check(parsed.data, (path, message) => issues.push({ index: at, path, message }), index);
+  }
+  return { issues, count: index + 1 };
 }
 
 /**
@@ -162,7 +191,7 @@ export function validate(events: Iterable<unknown>, options: ValidateOptions = {
       continue;
     }
     const e = parsed.data;
-    const issue = (path: string, message: string) => issues.push({ index, path, message });
+    const issue: IssueReporter = (path, message) => issues.push({ index, path, message });
     if (index === 0 && e.type !== 'run-start') issue('type', `expected the first event to be "run-start", got "${e.type}"`);
     if (runId === undefined) runId = e.runId;
     else if (e.runId !== runId) issue('runId', `expected runId "${runId}" (one run per stream), got "${e.runId}"`);

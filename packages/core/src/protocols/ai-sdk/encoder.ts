@@ -181,6 +181,13 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
     ensureTool(out, toolCallId, toolName);
   }
 
+  /** Sends a tool chunk with the flags every tool event carries over. */
+  function pushTool(out: AiSdkChunk[], c: AiSdkChunk, e: { providerExecuted?: boolean; providerMetadata?: ProviderMetadata }): void {
+    if (e.providerExecuted) c.providerExecuted = true;
+    if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
+    out.push(c);
+  }
+
   function closeParts(out: AiSdkChunk[]): void {
     for (const id of openText) out.push({ type: 'text-end', id });
     openText.clear();
@@ -299,10 +306,7 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         ensureStep(out);
         tools.set(e.toolCallId, e.toolName);
         streamingInputs.set(e.toolCallId, '');
-        const c: AiSdkChunk = { type: 'tool-input-start', toolCallId: e.toolCallId, toolName: e.toolName };
-        if (e.providerExecuted) c.providerExecuted = true;
-        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-        out.push(c);
+        pushTool(out, { type: 'tool-input-start', toolCallId: e.toolCallId, toolName: e.toolName }, e);
         return;
       }
       case 'tool-input-delta':
@@ -317,26 +321,19 @@ export function createAiSdkEncoder(options: AiSdkEncoderOptions = {}): Machine<C
         const c: AiSdkChunk = e.inputError
           ? { type: 'tool-input-error', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input, errorText: e.inputError }
           : { type: 'tool-input-available', toolCallId: e.toolCallId, toolName: e.toolName, input: e.input };
-        if (e.providerExecuted) c.providerExecuted = true;
-        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-        out.push(c);
+        pushTool(out, c, e);
         return;
       }
       case 'tool-output': {
         toolForOutput(out, e.toolCallId, e.toolName);
         const c: AiSdkChunk = { type: 'tool-output-available', toolCallId: e.toolCallId, output: e.output };
-        if (e.providerExecuted) c.providerExecuted = true;
         if (e.preliminary) c.preliminary = true;
-        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-        out.push(c);
+        pushTool(out, c, e);
         return;
       }
       case 'tool-error': {
         toolForOutput(out, e.toolCallId, e.toolName);
-        const c: AiSdkChunk = { type: 'tool-output-error', toolCallId: e.toolCallId, errorText: e.error };
-        if (e.providerExecuted) c.providerExecuted = true;
-        if (e.providerMetadata) c.providerMetadata = e.providerMetadata;
-        out.push(c);
+        pushTool(out, { type: 'tool-output-error', toolCallId: e.toolCallId, errorText: e.error }, e);
         return;
       }
       case 'tool-approval-request': {

@@ -5,7 +5,7 @@
  * zod, so the encoder never imports it.
  */
 import { z } from 'zod';
-import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { type ValidationIssue, type ValidationResult, zodIssues } from '../../model/validate.ts';
 import { FINISH_REASONS } from '../../model/vocabulary.ts';
 
 /** The data line the official server writes after the last chunk. */
@@ -202,13 +202,6 @@ const fixedChunkSchema = z.discriminatedUnion(
  */
 export const aiSdkChunkSchema = z.union([fixedChunkSchema, aiSdkDataChunkSchema]);
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-    .join('.')
-    .replace(/\.\[/g, '[');
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -242,7 +235,7 @@ function checkShape(index: number, chunk: unknown, issues: ValidationIssue[]): c
   }
   const parsed = schema.safeParse(chunk);
   if (parsed.success) return true;
-  for (const issue of parsed.error.issues) issues.push({ index, path: pathOf(issue.path), message: issue.message });
+  issues.push(...zodIssues(index, parsed.error));
   return false;
 }
 

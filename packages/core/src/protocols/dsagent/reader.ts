@@ -18,7 +18,7 @@
 import { describe } from '../../codec/framing.ts';
 import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
 import { emitAnswerSources, Kit } from '../../inputs/kit/index.ts';
-import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import { type DecoderOptions, Emitter, frameClock } from '../../model/emitter.ts';
 import type { EventInit, FinishReason, Json, Location, Usage } from '../../model/events.ts';
 import { addUsage } from '../../model/usage.ts';
 import { FINISH_REASONS as MODEL_FINISH_REASONS } from '../../model/vocabulary.ts';
@@ -107,9 +107,10 @@ function waitMessage(
   md: Meta,
   where?: Location,
 ): void {
-  const fields = (pairs: [string, string][]): Record<string, unknown> => {
+  /** The metadata fields that are set, under their canonical names (`{ tool_id: 'toolCallId' }`). */
+  const fields = (names: Record<string, string>): Record<string, unknown> => {
     const o: Record<string, unknown> = {};
-    for (const [from, to] of pairs) if (md[from] !== undefined) o[to] = md[from];
+    for (const from in names) if (md[from] !== undefined) o[names[from]] = md[from];
     return o;
   };
   const id = str(md, type.startsWith('interrupt') ? 'interrupt_id' : 'approval_id');
@@ -123,10 +124,7 @@ function waitMessage(
       type: 'tool-approval-request',
       approvalId: id,
       toolCallId,
-      ...fields([
-        ['tool_name', 'toolName'],
-        ['reason', 'reason'],
-      ]),
+      ...fields({ tool_name: 'toolName', reason: 'reason' }),
     } as EventInit);
   }
   if (type === 'tool_approval_response')
@@ -134,11 +132,7 @@ function waitMessage(
       type: 'tool-approval-response',
       approvalId: id,
       approved: md.approved === true,
-      ...fields([
-        ['tool_id', 'toolCallId'],
-        ['reason', 'reason'],
-        ['by', 'by'],
-      ]),
+      ...fields({ tool_id: 'toolCallId', reason: 'reason', by: 'by' }),
     } as EventInit);
   if (type === 'interrupt')
     return out.emit({
@@ -146,30 +140,21 @@ function waitMessage(
       interruptId: id,
       reason: str(md, 'reason') ?? 'input_required',
       ...(text !== undefined ? { message: text } : {}),
-      ...fields([
-        ['tool_id', 'toolCallId'],
-        ['value', 'value'],
-        ['response_schema', 'responseSchema'],
-        ['expires_at', 'expiresAt'],
-      ]),
+      ...fields({ tool_id: 'toolCallId', value: 'value', response_schema: 'responseSchema', expires_at: 'expiresAt' }),
     } as EventInit);
   return out.emit({
     type: 'interrupt-response',
     interruptId: id,
     status: md.interrupt_status === 'cancelled' ? 'cancelled' : 'resolved',
-    ...fields([
-      ['payload', 'payload'],
-      ['by', 'by'],
-    ]),
+    ...fields({ payload: 'payload', by: 'by' }),
   } as EventInit);
 }
 
 /** Creates the reader of DSAgentRunMessage streams (framework `dsagent`). */
 export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decoder {
   const accumulated = options.deltas === 'accumulated';
-  let frameTime: number | undefined;
-  const clock = options.now ?? Date.now;
-  const out = new Emitter({ ...options, now: () => frameTime ?? clock() }, SOURCE);
+  const clock = frameClock(options.now);
+  const out = new Emitter({ ...options, now: clock.now }, SOURCE);
   const stepIds = new Set<string>();
   const blockIds = new Set<string>();
   const streams = new Map<string, Stream>();
@@ -494,7 +479,7 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       if (!isObject(value)) {
         error(
@@ -502,48 +487,38 @@ export function createDsAgentDecoder(options: DsAgentDecoderOptions = {}): Decod
           `${describe(where ?? {})}: expected a DSAgentRunMessage object {role, content, metadata}, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
           { ...where, expected: 'object' },
         );
-        return out.take();
+        return;
       }
       if (!isObject(value.metadata)) {
         invalid(where, 'metadata', 'an object');
-        return out.take();
+        return;
       }
       if (typeof value.metadata.message_type !== 'string') {
         if (value.role === 'user') handle(value, '', value.metadata, 'user', where);
         else invalid(where, 'metadata.message_type', 'the message type as a string');
-        return out.take();
+        return;
       }
       const content = value.content ?? '';
       if (typeof content !== 'string') {
         invalid(where, 'content', 'a string');
-        return out.take();
+        return;
       }
-      const t = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
-      frameTime = Number.isFinite(t) ? t : undefined;
-      handle(value, content, value.metadata, value.metadata.message_type, where);
-      frameTime = undefined;
-      return out.take();
+      const metadata = value.metadata;
+      const type = value.metadata.message_type;
+      clock.at(value.timestamp, () => handle(value, content, metadata, type, where));
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
-    },
-    end() {
-      if (!out.finished) {
-        const open = streams.size > 0;
-        if (open && !failed) {
-          error('truncated', `the stream ended with ${streams.size} unfinished stream message(s) (no final message)`, undefined, true);
-          failed = true;
-        }
-        for (const [key, s] of streams) endStream(key, s, undefined);
-        closeStep(failed ? { finishReason: 'error' } : {});
-        const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : answered ? 'stop' : (lastFinish ?? 'stop') };
-        if (total) e.usage = total;
-        out.emit(e);
+    finish() {
+      if (streams.size > 0 && !failed) {
+        error('truncated', `the stream ended with ${streams.size} unfinished stream message(s) (no final message)`, undefined, true);
+        failed = true;
       }
-      return out.take();
+      for (const [key, s] of streams) endStream(key, s, undefined);
+      closeStep(failed ? { finishReason: 'error' } : {});
+      const e: EventInit = { type: 'run-finish', finishReason: failed ? 'error' : answered ? 'stop' : (lastFinish ?? 'stop') };
+      if (total) e.usage = total;
+      out.emit(e);
     },
-  };
+  });
 }
 
 /** True when one parsed value is unmistakably a DSAgentRunMessage (role, content and routing metadata). */

@@ -10,7 +10,7 @@
  * whole content) and one tool_call per tool id.
  */
 import { z } from 'zod';
-import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
+import { checkEach, type ValidationResult } from '../../model/validate.ts';
 import { FINISH_REASONS } from '../../model/vocabulary.ts';
 import { routeComponent } from './routing.ts';
 
@@ -284,13 +284,6 @@ export type DsAgentRunMessage = z.infer<typeof dsAgentRunMessageSchema>;
 export type DsAgentMetadata = z.infer<typeof dsAgentMetadataSchema>;
 export type DsAgentMessageType = DsAgentMetadata['message_type'];
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-    .join('.')
-    .replace(/\.\[/g, '[');
-}
-
 /**
  * Checks a stream of DSAgentRunMessages: each against its schema; the component DeepSearchAgents'
  * routing gives; every stream opened by an initial message, then deltas, then one final message
@@ -302,21 +295,11 @@ export function validateDsAgentMessages(
   options: { deltas?: 'increment' | 'accumulated' } = {},
 ): ValidationResult {
   const accumulated = options.deltas === 'accumulated';
-  const issues: ValidationIssue[] = [];
   const streams = new Map<string, string[]>();
   const done = new Set<string>();
   const toolIds = new Set<string>();
-  let index = -1;
-  for (const input of messages) {
-    index++;
-    const parsed = dsAgentRunMessageSchema.safeParse(input);
-    if (!parsed.success) {
-      for (const i of parsed.error.issues) issues.push({ index, path: pathOf(i.path), message: i.message });
-      continue;
-    }
-    const m = parsed.data;
+  const { issues, count } = checkEach(messages, dsAgentRunMessageSchema, (m, issue) => {
     const md = m.metadata;
-    const issue = (path: string, message: string) => issues.push({ index, path, message });
     const toolName = 'tool_name' in md ? (md.tool_name ?? undefined) : undefined;
     const component = routeComponent(toolName, md.message_type, m.content);
     if (md.component !== component) issue('metadata.component', `expected "${component}" (the DSAgent routing), got "${md.component}"`);
@@ -345,7 +328,7 @@ export function validateDsAgentMessages(
       if (toolIds.has(md.tool_id)) issue('metadata.tool_id', `tool_call "${md.tool_id}" sent twice`);
       toolIds.add(md.tool_id);
     }
-  }
-  for (const id of streams.keys()) issues.push({ index, path: 'metadata.stream_id', message: `stream "${id}" never ended` });
+  });
+  for (const id of streams.keys()) issues.push({ index: count - 1, path: 'metadata.stream_id', message: `stream "${id}" never ended` });
   return { ok: issues.length === 0, issues };
 }

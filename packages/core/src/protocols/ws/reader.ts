@@ -19,7 +19,7 @@ import { describe } from '../../codec/framing.ts';
 import { anthropicFinishReason } from '../../inputs/anthropic.ts';
 import { at, type Decoder, isObject } from '../../inputs/decoder.ts';
 import { Kit } from '../../inputs/kit/index.ts';
-import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
+import { type DecoderOptions, Emitter, frameClock } from '../../model/emitter.ts';
 import type {
   Citation,
   EventInit,
@@ -84,6 +84,14 @@ type Frame = Record<string, unknown>;
 
 function str(o: Frame, key: string): string | undefined {
   return typeof o[key] === 'string' ? (o[key] as string) : undefined;
+}
+
+/** Copies the frame's string fields onto the event under their canonical names (`{ tool_call_id: 'toolCallId' }`). */
+function strings<E>(e: E, o: Frame, names: Partial<Record<string, keyof E & string>>): void {
+  for (const from in names) {
+    const s = str(o, from);
+    if (s !== undefined) (e as Record<string, unknown>)[names[from] as string] = s;
+  }
 }
 
 function num(o: Frame, key: string): number | undefined {
@@ -164,7 +172,8 @@ interface Block {
 
 /** Creates the reader of `agent:event` frames (framework `ws`). */
 export function createWsDecoder(options: DecoderOptions = {}): Decoder {
-  const clock = options.now ?? Date.now;
+  /** `ts` is the current frame's `timestamp`. */
+  const clock = frameClock(options.now);
   /** The open blocks by their key (`keyOf`). */
   const blocks = new Map<string, Block>();
   /** Every block id used, so a made-up one is unique. */
@@ -175,14 +184,13 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
   const toolUses = new Set<string>();
   /** The tool calls whose final tool_result was read. */
   const toolResults = new Set<string>();
-  /** The current frame's `timestamp` (canonical `ts`). */
-  let frameTime: number | undefined;
   /** Ids made up for frames without one (blocks, tool calls). */
   let generated = 0;
   /** A fatal error was read: an unfinished run finishes with `error`. */
   let failed = false;
-  const out = new Emitter({ ...options, now: () => frameTime ?? clock() }, SOURCE);
-  const { error, invalid } = new Kit(out, SOURCE);
+  const out = new Emitter({ ...options, now: clock.now }, SOURCE);
+  const kit = new Kit(out, SOURCE);
+  const { error, invalid } = kit;
 
   /** A providerMetadata field, checked (`{provider: {…}}`); a malformed one is reported and dropped. */
   function pmOf(v: Frame, field: string, where?: Location): ProviderMetadata | undefined {
@@ -191,6 +199,12 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (isObject(p) && Object.values(p).every(isObject)) return p as ProviderMetadata;
     invalid(where, field, 'an object of provider objects');
     return undefined;
+  }
+
+  /** Sets the event's providerMetadata from the frame's, when it has a valid one. */
+  function setPm(e: { providerMetadata?: ProviderMetadata }, v: Frame, where?: Location): void {
+    const pm = pmOf(v, 'providerMetadata', where);
+    if (pm) e.providerMetadata = pm;
   }
 
   function emit(e: EventInit, v: Frame): void {
@@ -317,8 +331,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (startPm) start.providerMetadata = startPm;
     const inputError = str(v, 'inputError');
     if (inputError !== undefined) end.inputError = inputError;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) end.providerMetadata = pm;
+    setPm(end, v, where);
     emit(start, v);
     emit(end, v);
   }
@@ -345,8 +358,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     }
     if (name !== undefined) e.toolName = name;
     if (v.providerExecuted === true) e.providerExecuted = true;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) e.providerMetadata = pm;
+    setPm(e, v, where);
     emit(e, v);
   }
 
@@ -393,8 +405,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     if (f.rawFinishReason !== undefined) e.rawFinishReason = f.rawFinishReason;
     const usage = usageOf(v, 'usage', where);
     if (usage && v.derivedUsage !== true) e.usage = usage;
-    const pm = pmOf(v, 'providerMetadata', where);
-    if (pm) e.providerMetadata = pm;
+    setPm(e, v, where);
     out.emit(e);
   }
 
@@ -423,8 +434,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           if (s !== undefined) init[k] = s;
         }
         if (isObject(v.metadata)) init.metadata = v.metadata as JsonObject;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) init.providerMetadata = pm;
+        setPm(init, v, where);
         return out.start(init);
       }
       case 'thinking_chunk':
@@ -451,8 +461,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (code !== undefined) e.code = code;
         const loc = locationOf(v.where);
         if (loc) e.where = loc;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         if (e.fatal) failed = true;
         return emit(e, v);
       }
@@ -466,8 +475,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (Number.isInteger(v.number)) e.number = v.number as number;
         const model = str(v, 'model');
         if (model !== undefined) e.model = model;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         steps.push(e.stepId);
         return emit(e, v);
       }
@@ -478,8 +486,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         if (usage) e.usage = usage;
         const ms = num(v, 'durationMs');
         if (ms !== undefined) e.durationMs = ms;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         const i = steps.lastIndexOf(e.stepId);
         if (i >= 0) steps.splice(i, 1);
         return emit(e, v);
@@ -491,8 +498,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           const s = str(v, k);
           if (s !== undefined) e[k] = s;
         }
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'file': {
@@ -500,8 +506,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e: EventInit = { type: 'file', url: v.url as string, mediaType: v.mediaType as string };
         const filename = str(v, 'filename');
         if (filename !== undefined) e.filename = filename;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'todos': {
@@ -565,10 +570,8 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e = { type: 'tool-approval-request', approvalId: v.approval_id, toolCallId: v.tool_call_id } as EventInit & {
           type: 'tool-approval-request';
         };
-        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
-        if (str(v, 'reason') !== undefined) e.reason = str(v, 'reason');
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        strings(e, v, { tool_name: 'toolName', reason: 'reason' });
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'tool_approval_response': {
@@ -577,36 +580,24 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
         const e = { type: 'tool-approval-response', approvalId: v.approval_id, approved: v.approved } as EventInit & {
           type: 'tool-approval-response';
         };
-        for (const [from, to] of [
-          ['tool_call_id', 'toolCallId'],
-          ['reason', 'reason'],
-          ['by', 'by'],
-        ] as const)
-          if (str(v, from) !== undefined) e[to] = str(v, from);
+        strings(e, v, { tool_call_id: 'toolCallId', reason: 'reason', by: 'by' });
         if (typeof v.providerExecuted === 'boolean') e.providerExecuted = v.providerExecuted;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'client_tool_call': {
         if (!required(v, where, 'tool_call_id')) return;
         const e = { type: 'client-tool-call', toolCallId: v.tool_call_id } as EventInit & { type: 'client-tool-call' };
-        if (str(v, 'tool_name') !== undefined) e.toolName = str(v, 'tool_name');
+        strings(e, v, { tool_name: 'toolName' });
         return emit(e, v);
       }
       case 'interrupt': {
         if (!required(v, where, 'interrupt_id', 'reason')) return;
         const e = { type: 'interrupt', interruptId: v.interrupt_id, reason: v.reason } as EventInit & { type: 'interrupt' };
-        for (const [from, to] of [
-          ['message', 'message'],
-          ['tool_call_id', 'toolCallId'],
-          ['expires_at', 'expiresAt'],
-        ] as const)
-          if (str(v, from) !== undefined) e[to] = str(v, from);
+        strings(e, v, { message: 'message', tool_call_id: 'toolCallId', expires_at: 'expiresAt' });
         if (v.value !== undefined) e.value = v.value as Json;
         if (isObject(v.response_schema)) e.responseSchema = v.response_schema as JsonObject;
-        const pm = pmOf(v, 'providerMetadata', where);
-        if (pm) e.providerMetadata = pm;
+        setPm(e, v, where);
         return emit(e, v);
       }
       case 'interrupt_response': {
@@ -616,7 +607,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           type: 'interrupt-response';
         };
         if (v.payload !== undefined) e.payload = v.payload as Json;
-        if (str(v, 'by') !== undefined) e.by = str(v, 'by');
+        strings(e, v, { by: 'by' });
         return emit(e, v);
       }
       case 'custom':
@@ -646,7 +637,7 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
     }
   }
 
-  return {
+  return kit.decoder({
     push(value, where) {
       if (!isObject(value)) {
         error(
@@ -654,32 +645,22 @@ export function createWsDecoder(options: DecoderOptions = {}): Decoder {
           `${describe(where ?? {})}: expected an agent:event object with a "type", got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
           { ...where, expected: 'object' },
         );
-        return out.take();
+        return;
       }
       if (typeof value.type !== 'string') {
         invalid(where, 'type', 'the event type as a string');
-        return out.take();
+        return;
       }
-      const t = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
-      frameTime = Number.isFinite(t) ? t : undefined;
-      handle(value.type, value, where);
-      frameTime = undefined;
-      return out.take();
+      const type = value.type;
+      clock.at(value.timestamp, () => handle(type, value, where));
     },
-    fault(code, message, where) {
-      error(code, message, where);
-      return out.take();
+    finish() {
+      if (!failed) error('truncated', 'the agent:event stream ended without a "complete" event', undefined, true);
+      closeAll();
+      closeSteps();
+      out.emit({ type: 'run-finish', finishReason: 'error' });
     },
-    end() {
-      if (!out.finished) {
-        if (!failed) error('truncated', 'the agent:event stream ended without a "complete" event', undefined, true);
-        closeAll();
-        closeSteps();
-        out.emit({ type: 'run-finish', finishReason: 'error' });
-      }
-      return out.take();
-    },
-  };
+  });
 }
 
 /** True when one parsed value is unmistakably an `agent:event` frame (a known type and the contract's envelope). */

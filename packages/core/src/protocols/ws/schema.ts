@@ -9,15 +9,14 @@
  * sequence rules (eventIndex, sequenceNumber, persistenceState, dedupe, accumulation).
  */
 import { z } from 'zod';
-import { finishReasonSchema, locationSchema, providerMetadataSchema } from '../../model/schema.ts';
-import type { ValidationIssue, ValidationResult } from '../../model/validate.ts';
-import { CITATION_KINDS, SOURCE_KINDS, STEP_KINDS, TODO_CHANGES, TODO_STATUSES } from '../../model/vocabulary.ts';
+import * as canonical from '../../model/schema.ts';
+import { checkEach, type ValidationResult } from '../../model/validate.ts';
+import { CITATION_KINDS } from '../../model/vocabulary.ts';
 
 const json = z.json();
 // The canonical model's vocabulary, not a copy of it.
-const providerMetadata = providerMetadataSchema.optional();
-const finishReason = finishReasonSchema;
-const location = locationSchema;
+const providerMetadata = canonical.providerMetadataSchema.optional();
+const finishReason = canonical.finishReasonSchema;
 
 /** `persistenceState`: transient (chunks), pending (not yet stored), persisted (stored, has a sequenceNumber). */
 export const wsPersistenceStateSchema = z.enum(['transient', 'pending', 'persisted']);
@@ -75,6 +74,15 @@ function frame<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
     .strictObject({ type: z.literal(type) })
     .extend(base)
     .extend(shape);
+}
+
+/**
+ * An extension frame: the canonical event's own fields under the frame base, as the encoder writes it
+ * (the event without its envelope). Its `subagentId`, where it has one, replaces the base's.
+ */
+function extension<T extends string, S extends z.ZodRawShape>(type: T, event: z.ZodObject<S>) {
+  const { type: _type, runId: _runId, seq: _seq, ts: _ts, ...fields } = event.shape;
+  return frame(type, fields);
 }
 
 /** Block fields of the streaming frames: blockIndex per message/turn, messageId, and our blockId. */
@@ -170,20 +178,13 @@ export const wsErrorSchema = frame('error', {
   error: z.string(),
   code: z.string().optional(),
   fatal: z.boolean().describe('Extension: the run cannot go on.'),
-  where: location.optional(),
+  where: canonical.locationSchema.optional(),
   providerMetadata,
 });
 
 // -- extensions: canonical events the contract has no type for -----------------------------------
 
-export const wsStepStartSchema = frame('step_start', {
-  stepId: z.string(),
-  kind: z.enum(STEP_KINDS),
-  name: z.string().optional(),
-  number: z.number().int().optional(),
-  model: z.string().optional(),
-  providerMetadata,
-});
+export const wsStepStartSchema = extension('step_start', canonical.stepStartSchema);
 export const wsStepFinishSchema = frame('step_finish', {
   stepId: z.string(),
   stop_reason: z.string().nullable().optional(),
@@ -193,56 +194,19 @@ export const wsStepFinishSchema = frame('step_finish', {
   durationMs: z.number().optional(),
   providerMetadata,
 });
-export const wsSourceSchema = frame('source', {
-  sourceId: z.string(),
-  kind: z.enum(SOURCE_KINDS),
-  url: z.string().optional(),
-  title: z.string().optional(),
-  mediaType: z.string().optional(),
-  filename: z.string().optional(),
-  providerMetadata,
-});
-export const wsFileSchema = frame('file', { url: z.string(), mediaType: z.string(), filename: z.string().optional(), providerMetadata });
-export const wsTodosSchema = frame('todos', {
-  change: z.enum(TODO_CHANGES),
-  todos: z.array(
-    z.strictObject({
-      id: z.string(),
-      content: z.string(),
-      status: z.enum(TODO_STATUSES),
-      activeForm: z.string().optional(),
-    }),
-  ),
-});
-export const wsSubagentStartSchema = frame('subagent_start', {
-  subagentId: z.string(),
-  parentSubagentId: z.string().optional(),
-  name: z.string(),
-  task: z.string().optional(),
-  parentToolCallId: z.string().optional(),
-});
-export const wsSubagentFinishSchema = frame('subagent_finish', {
-  subagentId: z.string(),
-  result: z.string().optional(),
-  error: z.string().optional(),
-});
+export const wsSourceSchema = extension('source', canonical.sourceSchema);
+export const wsFileSchema = extension('file', canonical.fileSchema);
+export const wsTodosSchema = extension('todos', canonical.todosSchema);
+export const wsSubagentStartSchema = extension('subagent_start', canonical.subagentStartSchema);
+export const wsSubagentFinishSchema = extension('subagent_finish', canonical.subagentFinishSchema);
 export const wsUsageEventSchema = frame('usage', {
   scope: z.enum(['increment', 'step', 'total']),
   usage: wsUsageSchema,
   durationMs: z.number().optional(),
 });
-export const wsStatusSchema = frame('status', { status: z.string(), message: z.string().optional() });
-export const wsStateSnapshotSchema = frame('state_snapshot', { state: json });
-export const wsStateDeltaSchema = frame('state_delta', {
-  patch: z.array(
-    z.strictObject({
-      op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
-      path: z.string(),
-      from: z.string().optional(),
-      value: json.optional(),
-    }),
-  ),
-});
+export const wsStatusSchema = extension('status', canonical.statusSchema);
+export const wsStateSnapshotSchema = extension('state_snapshot', canonical.stateSnapshotSchema);
+export const wsStateDeltaSchema = extension('state_delta', canonical.stateDeltaSchema);
 export const wsToolApprovalRequestSchema = frame('tool_approval_request', {
   approval_id: z.string(),
   tool_call_id: z.string().describe('The tool_use that waits for approval.'),
@@ -276,8 +240,8 @@ export const wsInterruptResponseSchema = frame('interrupt_response', {
   payload: json.optional(),
   by: z.string().optional(),
 });
-export const wsCustomSchema = frame('custom', { name: z.string(), value: json });
-export const wsRawSchema = frame('raw', { source: z.string(), event: json, reason: z.string().optional(), where: location.optional() });
+export const wsCustomSchema = extension('custom', canonical.customSchema);
+export const wsRawSchema = extension('raw', canonical.rawSchema);
 
 /** Every frame the WebSocket encoder writes, discriminated on `type`. */
 export const wsEventSchema = z.discriminatedUnion('type', [
@@ -330,13 +294,6 @@ export const WS_SEED_TYPES = [
   'error',
 ] as const;
 
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
-    .join('.')
-    .replace(/\.\[/g, '[');
-}
-
 /**
  * Checks a session of frames: each against its schema, and the contract as a whole — session_start
  * first and complete last; eventIndex +1 per frame; sequenceNumber strictly increasing; chunks
@@ -344,23 +301,13 @@ function pathOf(path: readonly PropertyKey[]): string {
  * tool_result per tool_call_id; thinking / message content equal to its chunks joined.
  */
 export function validateWsEvents(frames: Iterable<unknown>): ValidationResult {
-  const issues: ValidationIssue[] = [];
-  let index = -1;
   let lastIndex: number | undefined;
   let lastSeq = -Infinity;
   let ended = false;
   const toolUses = new Set<string>();
   const toolResults = new Set<string>();
   const chunks = new Map<string, string[]>();
-  for (const input of frames) {
-    index++;
-    const parsed = wsEventSchema.safeParse(input);
-    if (!parsed.success) {
-      for (const i of parsed.error.issues) issues.push({ index, path: pathOf(i.path), message: i.message });
-      continue;
-    }
-    const f = parsed.data;
-    const issue = (path: string, message: string) => issues.push({ index, path, message });
+  const { issues } = checkEach(frames, wsEventSchema, (f, issue, index) => {
     if (index === 0 && f.type !== 'session_start') issue('type', `expected the first frame to be "session_start", got "${f.type}"`);
     if (ended) issue('type', `expected nothing after "complete", got "${f.type}"`);
     if (lastIndex !== undefined && f.eventIndex !== lastIndex + 1) issue('eventIndex', `expected ${lastIndex + 1}, got ${f.eventIndex}`);
@@ -400,6 +347,6 @@ export function validateWsEvents(frames: Iterable<unknown>): ValidationResult {
         ended = true;
         break;
     }
-  }
+  });
   return { ok: issues.length === 0, issues };
 }
