@@ -3,8 +3,8 @@
  * the simplified Claude agent line format — text in 1 KB lines, or tool calls whose results are
  * 256 KB each — to a real gateway (the built `packages/server/dist/main.js`, SQLite in a temporary
  * data dir), and one client reads the whole AI SDK stream. Per size: wall seconds (request to
- * `[DONE]`), seconds per MB, the gateway's peak RSS during the run and its RSS once the run has
- * ended, beside its RSS when idle before it.
+ * `[DONE]`), seconds per MB, and — a fresh gateway for each run — its RSS when idle before the run,
+ * its peak RSS during it and its RSS a second after it ended.
  *
  * `--baseline DIR` runs the same sizes against another checkout's built gateway (e.g. a worktree of
  * an older commit, after its own `npm ci` and `npm run build`), side by side, in the same run.
@@ -33,7 +33,7 @@ export interface BigRow {
   streamMb: number;
   idleRssMb: number;
   peakRssMb: number;
-  /** RSS once the run has ended and the gateway has been idle for a second. */
+  /** RSS a second after the run ended. */
   afterRssMb: number;
 }
 
@@ -103,10 +103,11 @@ async function measureTree(tree: BigRow['tree'], main: string | undefined, sizes
     );
     const config = join(dir, 'switchboard.config.json');
     await writeFile(config, JSON.stringify({ agents }));
-    const server = await startGateway(dir, config, {}, [], main);
-    try {
-      for (const kind of ['text', 'tool'] as const)
-        for (const mb of sizes) {
+    // A fresh gateway for each run, so that its peak is this run's alone.
+    for (const kind of ['text', 'tool'] as const)
+      for (const mb of sizes) {
+        const server = await startGateway(dir, config, {}, [], main);
+        try {
           await pause(1000);
           const idleRssMb = procMb(server.pid, 'VmRSS');
           resetPeak(server.pid);
@@ -129,10 +130,10 @@ async function measureTree(tree: BigRow['tree'], main: string | undefined, sizes
             peakRssMb,
             afterRssMb: procMb(server.pid, 'VmRSS'),
           });
+        } finally {
+          await server.stop();
         }
-    } finally {
-      await server.stop();
-    }
+      }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -142,6 +143,7 @@ async function measureTree(tree: BigRow['tree'], main: string | undefined, sizes
 /** Runs the section: this checkout, then the baseline's when given. */
 export async function big(options: BigOptions): Promise<BigRow[]> {
   const rows = await measureTree('this', undefined, options.sizes);
-  if (options.baseline) rows.push(...(await measureTree('baseline', join(options.baseline, 'packages/server/dist/main.js'), options.sizes)));
+  if (options.baseline)
+    rows.push(...(await measureTree('baseline', join(options.baseline, 'packages/server/dist/main.js'), options.sizes)));
   return rows;
 }

@@ -28,8 +28,8 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
 import { type BigRow, big } from './big.ts';
+import { type Contender, floor, officialAnthropic, officialMockObjects, officialMockResponse, ours } from './contenders.ts';
 import { type AnthropicFixture, anthropicFixture } from './fixtures.ts';
 import { fail, fixed, gc, int, median, ratio, table } from './harness.ts';
 import { LOAD_STORES, type LoadResult, type LoadStore, load } from './load.ts';
@@ -423,7 +423,9 @@ if (runs('big')) {
       const of = rows.filter((r) => r.tree === tree && r.kind === kind);
       const [small, large] = [of[0], of.at(-1)];
       if (small && large && large !== small)
-        console.log(`  ${tree} ${kind}: ${large.mb} MB took ${fixed(large.seconds / small.seconds, 1)}x the ${small.mb} MB run (linear: ${fixed(large.mb / small.mb, 1)}x)`);
+        console.log(
+          `  ${tree} ${kind}: ${large.mb} MB took ${fixed(large.seconds / small.seconds, 1)}x the ${small.mb} MB run (linear: ${fixed(large.mb / small.mb, 1)}x)`,
+        );
     }
   json.big = { sizes, baseline: args.baseline, rows };
 }
