@@ -64,6 +64,8 @@ export interface AppOptions {
   runLeaseMs?: number;
   /** This instance's id in run leases (default: a random UUID). */
   instanceId?: string;
+  /** The waits between retries of an append the store failed, in ms (default about 11 s in all: docs/gateway.md). */
+  appendRetryMs?: readonly number[];
   /** Re-check interval of WebSocket session followers in ms (default 2000). */
   pollIntervalMs?: number;
   /** Told about unexpected errors (default `console.error`). */
@@ -130,6 +132,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
         leaseMs: options.runLeaseMs ?? settings.runLeaseMs,
         maxRunsPerCaller: settings.limits.runsPerCaller,
         ...(options.instanceId ? { instanceId: options.instanceId } : {}),
+        ...(options.appendRetryMs ? { appendRetryMs: options.appendRetryMs } : {}),
         onError,
       });
       await runs.init();

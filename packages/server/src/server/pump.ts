@@ -2,7 +2,7 @@
  * The pump: a run's events from its agent into the store, split out of the run manager (runs.ts).
  */
 import type { CanonicalEvent } from '@switchboard/core';
-import { isTerminal, type Store } from '@switchboard/store';
+import { isTerminal, type Store, StoreError } from '@switchboard/store';
 
 import type { AgentRun } from '../runner/types.ts';
 import { type StartGate, settlesThisTurn } from './start-gate.ts';
@@ -21,12 +21,42 @@ const MAX_BATCH = 256;
  */
 const AHEAD = 128;
 
+/**
+ * The waits before each retry of an append the store failed (ms): about 11 s in all, enough for a
+ * database restart, a failover or a connection cut, after which the run goes on where it was
+ * (appends are idempotent by seq, so a retry of a commit that did land is a no-op).
+ */
+export const APPEND_RETRY_MS: readonly number[] = [100, 200, 400, 800, 1600, 3200, 5000];
+
+/** An append failure worth retrying: the store did not answer (not a rejection of the events). */
+export function retryable(err: unknown): boolean {
+  return !(err instanceof StoreError) || err.code === 'unavailable';
+}
+
 /** What a pump uses of its run manager. */
 export interface PumpContext {
   store: Store;
   /** Runs starting: this run waits on it once its own start is over. */
   gate: StartGate;
   onError: (err: unknown) => void;
+  /** The waits between append retries (default {@link APPEND_RETRY_MS}). */
+  retryMs?: readonly number[];
+  /** The store took neither the run's events nor its interruption: the run manager retries the end. */
+  endNotStored: (runId: string, reason: string) => void;
+}
+
+/** Appends a batch, retrying while the store does not answer. */
+async function appendWithRetry(ctx: PumpContext, batch: CanonicalEvent[]): Promise<void> {
+  const waits = ctx.retryMs ?? APPEND_RETRY_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ctx.store.append(batch);
+      return;
+    } catch (err) {
+      if (attempt >= waits.length || !retryable(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, waits[attempt]));
+    }
+  }
 }
 
 /**
@@ -38,6 +68,9 @@ export interface PumpContext {
  * called: its start is no longer in flight), the run gives way to runs starting: it takes no page
  * while their starts are in flight (start-gate.ts), unless it is aborted. `done` is called last,
  * once the run's end is stored; the returned promise never rejects (failures go to `onError`).
+ * An append the store fails is retried (APPEND_RETRY_MS); when the store still fails, the agent is
+ * stopped and the run interrupted, and when even that cannot be stored the run manager is told
+ * (`endNotStored`) and retries it until the store answers.
  */
 export async function pump(
   ctx: PumpContext,
@@ -56,7 +89,7 @@ export async function pump(
     while (pending.length > 0 && !failure) {
       const batch = pending.splice(0, MAX_BATCH);
       try {
-        await ctx.store.append(batch);
+        await appendWithRetry(ctx, batch);
         if (isTerminal(batch[batch.length - 1])) ended = true;
       } catch (error) {
         failure = { error };
@@ -115,7 +148,19 @@ export async function pump(
   } finally {
     await writer;
     firstCommit();
-    if (!ended) await ctx.store.interruptRun(runId, 'The run stopped before it finished.').catch((err) => ctx.onError(err));
+    if (!ended) {
+      const reason = failure
+        ? `The run was interrupted: the store failed (${messageOf(failure.error)}).`
+        : 'The run stopped before it finished.';
+      await ctx.store.interruptRun(runId, reason).catch((err) => {
+        ctx.onError(err);
+        ctx.endNotStored(runId, reason);
+      });
+    }
     done();
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

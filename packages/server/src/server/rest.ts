@@ -158,7 +158,13 @@ export async function abortRun(c: GatewayContext): Promise<Response> {
   const run = await visibleRun(c, runId);
   if (!run) return jsonError(404, `No run ${runId}`);
   if (run.status !== 'running') return jsonError(409, `Run ${runId} has already ended (${run.status})`, { code: 'run_ended' });
-  const sent = await c.get('core').runs.abort(runId, 'aborted by the client');
+  const runs = c.get('core').runs;
+  const sent = await runs.abort(runId, 'aborted by the client');
+  if (!sent && runs.unstoredEnds.includes(runId))
+    return jsonError(503, `Run ${runId} ended on this server, but the store has not taken its end yet: try again shortly`, {
+      code: 'store_unavailable',
+      headers: { 'retry-after': '1' },
+    });
   if (!sent) return jsonError(409, `Run ${runId} is not running on a reachable instance`, { code: 'run_unreachable' });
   return c.json({ runId, aborting: true }, 202);
 }
