@@ -150,18 +150,38 @@ for (const backend of backends) {
       assert.ok((await inner.read(runId)).some((e) => e.type === 'text-delta' && e.delta === 'half.'));
     }
 
+    /**
+     * Follows `res` to the first half of the answer, then fails the store's reads and lets the run
+     * go on: what the follower got, split into the stored frames and the error ending.
+     */
+    async function followThroughFault(res: Response): Promise<{ got: string; stored: string; ending: string }> {
+      const reader = new BodyReader(res);
+      await reader.until((t) => t.includes('the first half. '));
+      fault.fail('reads');
+      gate.open();
+      const got = await reader.all();
+      return { got, ...splitEnding(got) };
+    }
+
+    /** With the store back: the run's stream after the follower's last stored frame is the rest of it, byte for byte. */
+    async function resumesAfter(runId: string, protocol: string, stored: string): Promise<void> {
+      fault.fail(undefined);
+      const { lastId } = completeEvents(stored);
+      const path = `/api/runs/${runId}/stream?protocol=${protocol}`;
+      const more = await (await api(s.url, path, { headers: { 'last-event-id': lastId as string } })).text();
+      const whole = await (await api(s.url, path)).text();
+      assert.ok(more.includes('the second '), 'the events after the fault');
+      assert.equal(stored + more, whole);
+      assert.equal(frames(stored) + frames(more), frames(whole));
+    }
+
     test('AI SDK: error, finish and [DONE]; the run completes; the stream resumes after its last id', async () => {
       await serve();
       try {
         const chatId = `fault-ai-${crypto.randomUUID()}`;
         const res = await api(s.url, '/api/chat?agent=gated', { json: { id: chatId, messages: [userMessage('go')] } });
         const runId = res.headers.get('x-switchboard-run-id') as string;
-        const reader = new BodyReader(res);
-        await reader.until((t) => t.includes('the first half. '));
-        fault.fail('reads');
-        gate.open();
-        const got = await reader.all();
-        const { stored, ending } = splitEnding(got);
+        const { got, stored, ending } = await followThroughFault(res);
         // What is still open is closed first (a step: finish-step after the error, as an interrupted run has it).
         const types = sseData(ending).map((c) => (typeof c === 'string' ? c : (c as { type: string }).type));
         assert.ok(types.includes('error'), types.join());
@@ -172,16 +192,7 @@ for (const backend of backends) {
         assert.equal(assembled.finishReason, 'error');
         await completed(runId);
         assert.equal(located().length, 1, 'logged once');
-
-        fault.fail(undefined);
-        const { lastId } = completeEvents(stored);
-        const more = await (
-          await api(s.url, `/api/runs/${runId}/stream?protocol=ai-sdk`, { headers: { 'last-event-id': lastId as string } })
-        ).text();
-        const whole = await (await api(s.url, `/api/runs/${runId}/stream?protocol=ai-sdk`)).text();
-        assert.ok(more.includes('the second '), 'the events after the fault');
-        assert.equal(stored + more, whole);
-        assert.equal(frames(stored) + frames(more), frames(whole));
+        await resumesAfter(runId, 'ai-sdk', stored);
       } finally {
         fault.fail(undefined);
         gate.open();
@@ -206,12 +217,7 @@ for (const backend of backends) {
           },
         });
         assert.equal(res.status, 200);
-        const reader = new BodyReader(res);
-        await reader.until((t) => t.includes('the first half. '));
-        fault.fail('reads');
-        gate.open();
-        const got = await reader.all();
-        const { stored, ending } = splitEnding(got);
+        const { got, stored, ending } = await followThroughFault(res);
         const end = sseData(ending).at(-1) as { type: string; message: string; code: string };
         assert.deepEqual([end.type, end.message, end.code], ['RUN_ERROR', LOCATED, 'store_unavailable']);
         // The stock client: a run that ended with RUN_ERROR, the text it got so far kept.
@@ -222,16 +228,7 @@ for (const backend of backends) {
         assert.ok(client.messages.some((m) => m.role === 'assistant' && String(m.content).includes('the first half. ')));
         await completed(runId);
         assert.equal(located().length, 1, 'logged once');
-
-        fault.fail(undefined);
-        const { lastId } = completeEvents(stored);
-        const more = await (
-          await api(s.url, `/api/runs/${runId}/stream?protocol=ag-ui`, { headers: { 'last-event-id': lastId as string } })
-        ).text();
-        const whole = await (await api(s.url, `/api/runs/${runId}/stream?protocol=ag-ui`)).text();
-        assert.ok(more.includes('the second '), 'the events after the fault');
-        assert.equal(stored + more, whole);
-        assert.equal(frames(stored) + frames(more), frames(whole));
+        await resumesAfter(runId, 'ag-ui', stored);
       } finally {
         fault.fail(undefined);
         gate.open();
