@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openPostgresStore, openSqliteStore, type Store, StoreReadError } from '@switchboard/store';
+import { openPostgresStore, openSqliteStore, resumeSseResponse, type Store, StoreReadError } from '@switchboard/store';
 
 import { runAgUi } from '../../../test/support/ag-ui-oracle.ts';
 import { assembleChunks, parseAiSdkSse } from '../../../test/support/ai-sdk-oracle.ts';
@@ -295,6 +295,13 @@ for (const backend of backends) {
         assert.equal(tail.status, 503);
         assert.match(tail.headers.get('content-type') ?? '', /application\/json/);
         assert.deepEqual(await tail.json(), expected);
+        // Where a route answers a web Response (not Node's server), the status is 200 already: the error ending.
+        const web = resumeSseResponse(fault.store, runId, 'ai-sdk', null, { messageMetadata: true });
+        assert.equal(web.status, 200);
+        const ending = await web.text();
+        assert.doesNotMatch(ending, /^id: /m);
+        assert.deepEqual((await assembleChunks(await parseAiSdkSse(ending))).errorTexts, [LOCATED]);
+        assert.ok(ending.endsWith('data: [DONE]\n\n'));
         // …or every read does.
         fault.fail('reads');
         const route = await api(s.url, `/api/runs/${runId}/stream`);

@@ -110,6 +110,7 @@ export async function* resumeSse(
   if (after && STATELESS.has(protocol)) tailOptions.after = after.seq - 1;
   if (signal) tailOptions.signal = signal;
   let ended = false;
+  /** The seq of the last event encoded, or the client's (the error ending is numbered after both). */
   let lastSeq = after?.seq ?? -1;
   try {
     for await (const page of tailPages(store, runId, tailOptions)) {
@@ -117,8 +118,8 @@ export async function* resumeSse(
       for (const e of page) {
         for (const chunk of encoder.push(e)) text += chunk;
         if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
-        lastSeq = Math.max(lastSeq, e.seq);
       }
+      lastSeq = Math.max(lastSeq, page[page.length - 1].seq);
       if (ended) for (const chunk of encoder.end()) text += chunk;
       if (text) yield text;
     }
