@@ -51,7 +51,18 @@ export type { RedisStore, RedisStoreOptions } from './redis.ts';
 export type { ReplayClock, ReplayOptions } from './replay.ts';
 export { realClock, replay, replayEvents } from './replay.ts';
 export type { ResumeOptions } from './resume.ts';
-export { activeRun, latestRun, resumeEvents, resumeSse, resumeSseResponse, tailPages } from './resume.ts';
+export {
+  activeRun,
+  latestRun,
+  resumeEvents,
+  resumeSse,
+  resumeSseResponse,
+  STORE_FAULT_CODE,
+  StoreReadError,
+  storeRead,
+  storeReads,
+  tailPages,
+} from './resume.ts';
 export type { SqliteStoreOptions } from './sqlite.ts';
 export { defaultSqlitePath, openSqliteStore, SQLITE_SCHEMA_VERSION, SqliteStore } from './sqlite.ts';
 export type {

@@ -13,6 +13,7 @@ import {
   type CanonicalEvent,
   createSseEncoder,
   type EncoderOptions,
+  type Machine,
   PROTOCOLS,
   type Protocol,
   type ProtocolSpec,
@@ -21,6 +22,50 @@ import {
 } from '@switchboard/core';
 
 import { type Run, type Store, StoreError, type TailOptions } from './store.ts';
+
+/** The code a follower's error ending carries when the store fails under it (AG-UI `RUN_ERROR`, the ws `error`, the JSON error). */
+export const STORE_FAULT_CODE = 'store_unavailable';
+
+/**
+ * A store read that failed under a follower, located: `store read failed: <reason>`. From
+ * {@link resumeSse}, `ending` is the protocol's own error ending for the frames already produced
+ * (AI SDK `error` + `finish` + `[DONE]`, AG-UI `RUN_ERROR`, …), as SSE text without ids: a client's
+ * Last-Event-ID stays on the last stored frame it got, and it resumes from there once the store is back.
+ */
+export class StoreReadError extends StoreError {
+  readonly ending: string;
+  constructor(cause: unknown, ending = '') {
+    super('unavailable', readFailure(cause), { cause });
+    this.name = 'StoreReadError';
+    this.ending = ending;
+  }
+}
+
+function readFailure(cause: unknown): string {
+  return `store read failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+}
+
+function asReadError(err: unknown): StoreReadError {
+  return err instanceof StoreReadError ? err : new StoreReadError(err);
+}
+
+/** A follower's store read: its failure as a {@link StoreReadError}. */
+export async function storeRead<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    throw asReadError(err);
+  }
+}
+
+/** A follower's tail: a read that fails as a {@link StoreReadError}. */
+export async function* storeReads<T>(tail: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* tail;
+  } catch (err) {
+    throw asReadError(err);
+  }
+}
 
 export interface ResumeOptions extends EncoderOptions {
   /** Stops the stream (client gone): the iterator ends without the protocol's terminator. */
@@ -43,7 +88,8 @@ export async function* tailPages(store: Store, runId: string, options: TailOptio
  * The SSE text of a run in a protocol, after `lastEventId` (the whole stream without one), then live
  * until the run ends, then the protocol's terminator. Concatenated with what the client already had,
  * it is byte for byte the uninterrupted stream, ids included. One string per page of the tail (the
- * frames of the events committed together), so a writer makes one write per commit.
+ * frames of the events committed together), so a writer makes one write per commit. When a read of
+ * the tail fails, it throws a {@link StoreReadError} carrying the protocol's error ending.
  *
  * @example
  * for await (const chunk of resumeSse(store, runId, 'ai-sdk', request.headers.get('last-event-id'))) write(chunk);
@@ -64,15 +110,40 @@ export async function* resumeSse(
   if (after && STATELESS.has(protocol)) tailOptions.after = after.seq - 1;
   if (signal) tailOptions.signal = signal;
   let ended = false;
-  for await (const page of tailPages(store, runId, tailOptions)) {
-    let text = '';
-    for (const e of page) {
-      for (const chunk of encoder.push(e)) text += chunk;
-      if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
+  /** The seq of the last event encoded, or the client's (the error ending is numbered after both). */
+  let lastSeq = after?.seq ?? -1;
+  try {
+    for await (const page of tailPages(store, runId, tailOptions)) {
+      let text = '';
+      for (const e of page) {
+        for (const chunk of encoder.push(e)) text += chunk;
+        if (e.type === 'run-finish' || e.type === 'run-abort') ended = true;
+      }
+      lastSeq = Math.max(lastSeq, page[page.length - 1].seq);
+      if (ended) for (const chunk of encoder.end()) text += chunk;
+      if (text) yield text;
     }
-    if (ended) for (const chunk of encoder.end()) text += chunk;
-    if (text) yield text;
+  } catch (err) {
+    // Encoders do not throw: the tail did, the store failed under the stream.
+    throw new StoreReadError(err, errorEnding(encoder, runId, lastSeq + 1, readFailure(err)));
   }
+}
+
+/**
+ * The protocol's error ending after what `encoder` has encoded: a fatal `error` and a `run-finish`,
+ * as an interrupted run ends. The store never held them, so their frames go without `id:`; numbered
+ * from `seq` (after everything the client has), so the encoder's `after` keeps them.
+ */
+function errorEnding(encoder: Machine<CanonicalEvent, string>, runId: string, seq: number, message: string): string {
+  const ts = Date.now();
+  const events: CanonicalEvent[] = [
+    { type: 'error', runId, seq, ts, code: STORE_FAULT_CODE, message, fatal: true },
+    { type: 'run-finish', runId, seq: seq + 1, ts, finishReason: 'error', rawFinishReason: STORE_FAULT_CODE },
+  ];
+  let text = '';
+  for (const e of events) for (const chunk of encoder.push(e)) text += chunk;
+  for (const chunk of encoder.end()) text += chunk;
+  return text.replace(/^id: .*\n/gm, '');
 }
 
 /**
@@ -103,7 +174,8 @@ export async function activeRun(store: Store, chatId: string): Promise<Run | und
 
 /**
  * A web `Response` streaming {@link resumeSse} with the protocol's SSE headers (for the AI SDK:
- * `x-vercel-ai-ui-message-stream: v1`). Pull-based: a slow client never makes memory grow.
+ * `x-vercel-ai-ui-message-stream: v1`). Pull-based: a slow client never makes memory grow. A store
+ * read that fails under it ends it with the protocol's error ending.
  */
 export function resumeSseResponse(
   store: Store,
@@ -118,7 +190,19 @@ export function resumeSseResponse(
   outer?.addEventListener('abort', () => ctl.abort(), { once: true });
   // One chunk per page of the tail: the frames of the events committed together go out in one
   // socket write.
-  const body = utf8Stream(resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal }), () => ctl.abort());
+  const body = utf8Stream(endingOnFault(resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal })), () =>
+    ctl.abort(),
+  );
   const spec: ProtocolSpec = PROTOCOLS[protocol];
   return new Response(body, { status: 200, headers: { ...spec.headers, ...headers } });
+}
+
+/** The stream, ended by the protocol's error ending when the store fails under it (the status is already 200). */
+async function* endingOnFault(text: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    yield* text;
+  } catch (err) {
+    if (!(err instanceof StoreReadError)) throw err;
+    yield err.ending;
+  }
 }

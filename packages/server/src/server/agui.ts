@@ -9,6 +9,7 @@
  * - posting a `runId` that already exists in the thread again (a retry) does not start anything: it
  *   answers that run's stream (after `Last-Event-ID` when given).
  */
+import { storeRead } from '@switchboard/store';
 import { z } from 'zod';
 
 import { canSee } from './auth.ts';
@@ -142,7 +143,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   const chatId = input.threadId;
 
   // A retry of a run that exists: its stream, not a new run.
-  const existing = await core.store.getRun(input.runId);
+  const existing = await storeRead(core.store.getRun(input.runId));
   if (existing) {
     if (existing.chatId !== chatId || !canSee(principal, await core.store.getChat(chatId)))
       return jsonError(409, `A run with id ${input.runId} already exists`, { code: 'run_exists' });

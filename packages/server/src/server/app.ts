@@ -7,6 +7,8 @@
  * rate limit (`/api/*`) → route. The WebSocket endpoint lives on the HTTP server's upgrade event
  * (ws.ts); `GET /ws` without an upgrade answers 426.
  */
+
+import { StoreReadError } from '@switchboard/store';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 
@@ -19,7 +21,7 @@ import { postAgUi } from './agui.ts';
 import { Authenticator } from './auth.ts';
 import { postChat, resumeChat } from './chat.ts';
 import type { DisconnectPolicy, GatewayCore, GatewayEnv } from './context.ts';
-import { jsonError } from './errors.ts';
+import { jsonError, storeFaultResponse } from './errors.ts';
 import type { RedisFanout } from './fanout.ts';
 import { authFailureLimited, callerKey, hostChecker, hostRejection, originAllowed } from './guard.ts';
 import { openApiDocument } from './openapi.ts';
@@ -161,6 +163,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
   const app = new Hono<GatewayEnv>();
   app.onError((err) => {
     onError(err);
+    if (err instanceof StoreReadError) return storeFaultResponse(err);
     return jsonError(500, 'Internal server error');
   });
   app.notFound((c) => jsonError(404, `Not found: ${c.req.method} ${c.req.path}`));

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseFrameId } from '@switchboard/core';
-import { activeRun, supersedeMessages } from '@switchboard/store';
+import { activeRun, storeRead, supersedeMessages } from '@switchboard/store';
 
 import { canSee } from './auth.ts';
 import { type ChatRequest, clientToolsOf, lastUserText, parseChatRequest } from './chat-request.ts';
@@ -160,10 +160,10 @@ export async function postChat(c: GatewayContext): Promise<Response> {
 export async function resumeChat(c: GatewayContext): Promise<Response> {
   const core = c.get('core');
   const chatId = c.req.param('id') as string;
-  if (!canSee(c.get('principal'), await core.store.getChat(chatId))) return new Response(null, { status: 204 });
+  if (!canSee(c.get('principal'), await storeRead(core.store.getChat(chatId)))) return new Response(null, { status: 204 });
   const last = lastEventIdOf(c);
   if (!last.ok) return last.response;
-  const run = await activeRun(core.store, chatId);
+  const run = await storeRead(activeRun(core.store, chatId));
   if (!run) return new Response(null, { status: 204 });
   return sseResponse(c, core.store, run.id, 'ai-sdk', last.id, {
     namespace: core.namespace,

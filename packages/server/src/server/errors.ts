@@ -3,6 +3,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { STORE_FAULT_CODE, type StoreReadError } from '@switchboard/store';
 
 /** One problem with a request, located by a dotted field path (`messages.0.parts`; `body` for the whole body). */
 export interface Issue {
@@ -48,6 +49,11 @@ export function jsonError(
   if (code) error.code = code;
   if (options.issues) error.issues = options.issues;
   return Response.json({ error } satisfies ErrorBody, { status, ...(options.headers ? { headers: options.headers } : {}) });
+}
+
+/** A store read that failed before a follower sent anything: 503, `store read failed: <reason>`, code `store_unavailable`. */
+export function storeFaultResponse(err: StoreReadError): Response {
+  return jsonError(503, err.message, { code: STORE_FAULT_CODE });
 }
 
 /**

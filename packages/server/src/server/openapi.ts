@@ -42,6 +42,9 @@ const common: Obj = {
   '429': error('Rate limit: wait `Retry-After` seconds.'),
 };
 const notFound = error('No such chat or run — or it belongs to another token.');
+const storeFault = error(
+  'A store read failed before the stream began: `store read failed: <reason>`, code `store_unavailable` (retry once the store is back). One failing later ends the stream with its protocol’s error ending.',
+);
 const protocols = ['ai-sdk', 'ag-ui', 'ws', 'dsagent', 'canonical'];
 
 /** Builds the document (pure: the same every time). */
@@ -121,6 +124,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
               description: 'Nothing to resume: no run in progress, or a chat this server has never seen (or the caller cannot see).',
             },
             ...common,
+            '503': storeFault,
           },
         },
       },
@@ -238,7 +242,12 @@ export function openApiDocument(version = '0.1.0'): Obj {
             query('protocol', 'Output protocol (default ai-sdk).', { type: 'string', enum: protocols }),
             lastEventId,
           ],
-          responses: { '200': sse('The run from its start, or after Last-Event-ID, then live until it ends.'), ...common, '404': notFound },
+          responses: {
+            '200': sse('The run from its start, or after Last-Event-ID, then live until it ends.'),
+            ...common,
+            '404': notFound,
+            '503': storeFault,
+          },
         },
       },
       '/api/runs/{runId}/abort': {

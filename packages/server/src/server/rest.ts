@@ -3,7 +3,7 @@
  * agents. A chat of another token answers 404, like a chat that does not exist.
  */
 import { isProtocol, type Protocol } from '@switchboard/core';
-import { type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run } from '@switchboard/store';
+import { type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run, storeRead } from '@switchboard/store';
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
@@ -34,13 +34,13 @@ function boolParam(c: GatewayContext, name: string, fallback: boolean): boolean 
 
 /** The chat if the caller may see it. */
 async function visibleChat(c: GatewayContext, chatId: string): Promise<Chat | undefined> {
-  const chat = await c.get('core').store.getChat(chatId);
+  const chat = await storeRead(c.get('core').store.getChat(chatId));
   return canSee(c.get('principal'), chat) ? chat : undefined;
 }
 
 /** The run if the caller may see its chat. */
 async function visibleRun(c: GatewayContext, runId: string): Promise<Run | undefined> {
-  const run = await c.get('core').store.getRun(runId);
+  const run = await storeRead(c.get('core').store.getRun(runId));
   if (!run) return undefined;
   return (await visibleChat(c, run.chatId)) ? run : undefined;
 }

@@ -15,7 +15,7 @@
  * exactly, with `lastEventId` (every frame after that one, nothing twice).
  */
 import { type CanonicalEvent, createWsEncoder, type WsEvent } from '@switchboard/core';
-import { isTerminal, type Run, type Store } from '@switchboard/store';
+import { isTerminal, type Run, type Store, storeRead, storeReads } from '@switchboard/store';
 
 import { canSee, type Principal } from './auth.ts';
 import type { RunManager } from './runs.ts';
@@ -86,7 +86,8 @@ export function sessionLength(runs: readonly Run[]): number {
 
 /**
  * Sends the session's frames after `position`, then live, until `signal` aborts.
- * @throws SessionError when the chat is not visible, is deleted, or the position names no frame of it.
+ * @throws SessionError when the chat is not visible, is deleted, or the position names no frame of it;
+ *   StoreReadError when a store read fails (the client resumes from its last frame once the store is back).
  */
 export async function followSession(options: FollowOptions): Promise<void> {
   const { store, runs, frameCounts, chatId, principal, send, signal } = options;
@@ -106,11 +107,11 @@ export async function followSession(options: FollowOptions): Promise<void> {
     for (;;) {
       if (signal.aborted) return;
       const seen = watch.signal.version;
-      const chat = await store.getChat(chatId);
+      const chat = await storeRead(store.getChat(chatId));
       if (chat && !canSee(principal, chat)) throw new SessionError('not_found', `No session ${chatId}`);
       if (!chat && seenChat) throw new SessionError('deleted', `Session ${chatId} was deleted`);
       if (chat) seenChat = true;
-      const list = chat ? await store.listRuns(chatId) : [];
+      const list = chat ? await storeRead(store.listRuns(chatId)) : [];
       if (list.length < next) throw new SessionError('deleted', `Session ${chatId} was deleted`);
       if (afterId && afterRun < 0) {
         // The client had frames of that run, so it is stored.
@@ -150,7 +151,7 @@ export async function followSession(options: FollowOptions): Promise<void> {
             if (after(e, i)) await send(frames[i]);
           }
         };
-        for await (const e of store.tail(run.id, { signal })) {
+        for await (const e of storeReads(store.tail(run.id, { signal }))) {
           lastSeq = e.seq;
           await emit(e, encoder.push(e));
           if (isTerminal(e)) ended = true;

@@ -10,13 +10,16 @@
  * `TextEncoder` stands between the tail and the socket; the head carries the headers the middleware
  * put on that response (CORS), read once the middleware is done. Elsewhere (`app.request` in tests,
  * another runtime) the route answers with `resumeSseResponse`'s web `Response`. The bytes of the body
- * are the same either way.
+ * are the same either way. A store read that fails under the stream is logged once and answered
+ * with the JSON error (503 `store_unavailable`) when nothing went out yet, else with the protocol's
+ * own error ending (resume.ts).
  */
 import type { ServerResponse } from 'node:http';
 import { PROTOCOLS, type Protocol } from '@switchboard/core';
-import { type ResumeOptions, resumeSse, resumeSseResponse, type Store } from '@switchboard/store';
+import { type ResumeOptions, resumeSse, resumeSseResponse, type Store, StoreReadError } from '@switchboard/store';
 
 import type { GatewayContext } from './context.ts';
+import { storeFaultResponse } from './errors.ts';
 import { nodeResponse } from './request-io.ts';
 
 /** How long the head waits for the first page of the stream, to go out in the same packet (ms). */
@@ -52,14 +55,14 @@ export function sseResponse(
 }
 
 /** The response's head: the middleware's headers (CORS) and the stream's. */
-function writeHead(c: GatewayContext, res: ServerResponse, headers: Record<string, string>): void {
+function writeHead(c: GatewayContext, res: ServerResponse, headers: Record<string, string>, status = 200): void {
   if (res.headersSent) return;
   const head: Record<string, string | string[]> = {};
   for (const [name, value] of c.res.headers) if (name !== ALREADY_SENT) head[name] = value;
   const cookies = c.res.headers.getSetCookie();
   if (cookies.length > 0) head['set-cookie'] = cookies;
   for (const [name, value] of Object.entries(headers)) head[name.toLowerCase()] = value;
-  res.writeHead(200, head);
+  res.writeHead(status, head);
 }
 
 /** Resolves when `res` can take more (`drain`), or has closed. */
@@ -73,6 +76,21 @@ function writable(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/**
+ * A store read failed under the stream: the JSON error when nothing went out yet, else the
+ * protocol's error ending (the client resumes from its last id once the store is back).
+ */
+async function endWithFault(c: GatewayContext, res: ServerResponse, err: StoreReadError): Promise<void> {
+  if (res.destroyed) return;
+  if (res.headersSent) {
+    res.end(err.ending);
+    return;
+  }
+  const answer = storeFaultResponse(err);
+  writeHead(c, res, Object.fromEntries(answer.headers), answer.status);
+  res.end(await answer.text());
 }
 
 async function writeSse(
@@ -110,10 +128,13 @@ async function writeSse(
       res.end();
     }
   } catch (err) {
-    // The stream failed (the store closed under it): logged, and the client sees the connection
-    // cut, as a web stream that errors makes @hono/node-server do.
     c.get('core').onError(err);
-    if (!res.headersSent && !res.destroyed) {
+    if (err instanceof StoreReadError) {
+      await later;
+      await endWithFault(c, res, err);
+    } else if (!res.headersSent && !res.destroyed) {
+      // Anything else: the client sees the connection cut, as a web stream that errors makes
+      // @hono/node-server do.
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('Error: the stream failed');
     } else res.destroy(err instanceof Error ? err : new Error(String(err)));

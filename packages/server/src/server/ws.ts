@@ -19,13 +19,15 @@
  * Server → client: `{event, data}` envelopes — `agent:event` (data: one frame of the ws encoder,
  * the contract's AgentEvent), `subscribed`, `unsubscribed`, `run:started`, `aborted`, `error`
  * (`{code, message, requestId?, sessionId?}`), `pong`. A socket that closes does not abort its
- * runs (it may reconnect and resubscribe); `abort` does.
+ * runs (it may reconnect and resubscribe); `abort` does. A store read that fails under a
+ * subscription ends it with an `error` of code `store_unavailable` (`store read failed: …`); the
+ * client subscribes again from its last frame once the store is back.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { idProblem, type Json, type WsEvent } from '@switchboard/core';
-import { activeRun, loadHistory, type UIMessageLike } from '@switchboard/store';
+import { activeRun, loadHistory, STORE_FAULT_CODE, StoreReadError, storeRead, type UIMessageLike } from '@switchboard/store';
 import { type WebSocket, WebSocketServer } from 'ws';
 
 import { canSee, type Principal } from './auth.ts';
@@ -170,10 +172,7 @@ class Connection {
       }
       this.inProgress++;
       void this.handle(msg)
-        .catch((err) => {
-          this.core.onError(err);
-          this.error('internal', 'Internal server error');
-        })
+        .catch((err) => this.fail(err, contextOf(msg)))
         .finally(() => {
           this.inProgress--;
         });
@@ -214,6 +213,13 @@ class Connection {
 
   private error(code: string, message: string, extra: Record<string, unknown> = {}): void {
     void this.send({ event: 'error', data: { code, message, ...extra } });
+  }
+
+  /** An unexpected failure: logged once, answered with an `error` (a failed store read's located message). */
+  private fail(err: unknown, extra: Record<string, unknown>): void {
+    this.core.onError(err);
+    if (err instanceof StoreReadError) this.error(STORE_FAULT_CODE, err.message, extra);
+    else this.error('internal', 'Internal server error', extra);
   }
 
   private async handle(msg: unknown): Promise<void> {
@@ -264,7 +270,7 @@ class Connection {
   }
 
   private async subscribe(sessionId: string, position: SessionPosition, ctx: Record<string, unknown>): Promise<void> {
-    const chat = await this.core.store.getChat(sessionId);
+    const chat = await storeRead(this.core.store.getChat(sessionId));
     if (chat && !canSee(this.principal, chat)) return this.error('not_found', `No session ${sessionId}`, { sessionId, ...ctx });
     this.subs.get(sessionId)?.abort();
     if (!this.subs.has(sessionId) && this.subs.size >= MAX_SUBSCRIPTIONS)
@@ -286,10 +292,7 @@ class Connection {
       .catch((err) => {
         if (ctl.signal.aborted) return;
         if (err instanceof SessionError) this.error(err.code, err.message, { sessionId });
-        else {
-          this.core.onError(err);
-          this.error('internal', 'Internal server error', { sessionId });
-        }
+        else this.fail(err, { sessionId });
       })
       .finally(() => {
         if (this.subs.get(sessionId) === ctl) this.subs.delete(sessionId);
@@ -409,6 +412,15 @@ class Connection {
     if (!sent) return this.error('not_running', `Run ${runId} is not running on a reachable instance`, ctx);
     return this.send({ event: 'aborted', data: { runId, ...ctx } });
   }
+}
+
+/** The ids a client message names (`sessionId`, `requestId`), for the error that answers it. */
+function contextOf(msg: unknown): Record<string, unknown> {
+  const m = (typeof msg === 'object' && msg !== null ? msg : {}) as Record<string, unknown>;
+  return {
+    ...(typeof m.sessionId === 'string' ? { sessionId: m.sessionId } : {}),
+    ...(typeof m.requestId === 'string' ? { requestId: m.requestId } : {}),
+  };
 }
 
 /** The answer a client message carries, or what is wrong with it. */
