@@ -63,7 +63,7 @@ function faultsOn(
     before(async () => {
       if (why) return;
       const url = new URL(target);
-      proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port) });
+      proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || (url.protocol.startsWith('redis') ? 6379 : 5432)) });
       url.host = `127.0.0.1:${proxy.port}`;
       store = await open(url);
     });
