@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
@@ -236,6 +236,26 @@ describe('validate, as a process', { concurrency: CONCURRENCY }, () => {
         assert.match(run.stdout, /^invalid: the input holds no events/);
         assert.equal(run.stderr, '');
       }
+  });
+
+  test('binary input, prose, and a stream cut before its first event: a verdict and exit 1, no stack trace, for every protocol', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const inputs: [string, Uint8Array | string, RegExp][] = [
+      ['binary', Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256), /^invalid: the input is binary/],
+      ['prose', 'Hello, this is not a stream.\nNor is this.\n', /^invalid: nothing in the input reads as an event/],
+      ['cut', 'data: {"type":"sta', /^event 0 \(SSE event 1\).*Unterminated string/],
+    ];
+    for (const [name, bytes, verdict] of inputs) {
+      const file = join(dir, name);
+      writeFileSync(file, bytes);
+      for (const protocol of ['ai-sdk', 'ag-ui', 'canonical', 'ws', 'dsagent']) {
+        const run = await cli(['validate', '--protocol', protocol, file]);
+        assert.equal(run.code, 1, `${protocol} ${name}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stdout, verdict, `${protocol} ${name}`);
+        assert.equal(run.stderr, '');
+      }
+    }
   });
 
   test('canonical JSON lines and canonical SSE from a file → ok', async (t) => {

@@ -166,12 +166,33 @@ export async function check(entries: Entry[], protocol: CheckedProtocol): Promis
   return issues.sort((a, b) => a.index - b.index);
 }
 
+/** Passes the input through, noting whether it has anything but white space, and whether it is binary. */
+async function* sniffed(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  seen: { text: boolean; binary: boolean },
+): AsyncGenerator<Uint8Array> {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  for await (const chunk of chunks) {
+    if (!seen.binary) {
+      try {
+        utf8.decode(chunk, { stream: true });
+      } catch {
+        seen.binary = true;
+      }
+      if (chunk.includes(0)) seen.binary = true;
+    }
+    if (!seen.text) seen.text = chunk.some((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
+    yield chunk;
+  }
+}
+
 /** Runs `validate` with parsed flags (`--protocol` is required and checked). */
 export async function run(flags: Record<string, string | undefined>, positionals: string[]): Promise<number> {
   const protocol = flags.protocol as CheckedProtocol;
   let entries: Entry[];
+  const seen = { text: false, binary: false };
   try {
-    entries = await readEntries((await openInput(positionals[0])).chunks);
+    entries = await readEntries(sniffed((await openInput(positionals[0])).chunks, seen));
   } catch (err) {
     if (!(err instanceof CliIoError)) throw err;
     process.stderr.write(`switchboard validate: ${err.message}\n`);
@@ -187,7 +208,12 @@ export async function run(flags: Record<string, string | undefined>, positionals
   }
   if (entries.length === 0) {
     // Nothing to locate an issue at: the verdict on the input as a whole.
-    process.stdout.write(`invalid: the input holds no events (blank lines only or empty); a whole ${protocol} stream has at least one\n`);
+    const why = seen.binary
+      ? 'the input is binary (a NUL byte, or bytes that are not UTF-8), not text'
+      : seen.text
+        ? 'nothing in the input reads as an event (no SSE `data:` line, no JSON line)'
+        : 'the input holds no events (blank lines only or empty)';
+    process.stdout.write(`invalid: ${why}; a whole ${protocol} stream has at least one event\n`);
     return 1;
   }
   if (issues.length === 0) {
