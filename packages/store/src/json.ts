@@ -34,10 +34,3 @@ export function parseObject(text: string | null | undefined): JsonObject {
 export function cloneJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
-
-/** Copies the defined fields of `fields` onto a new object. */
-export function defined<T extends Record<string, unknown>>(fields: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const k in fields) if (fields[k] !== undefined) out[k] = fields[k];
-  return out as { [K in keyof T]: Exclude<T[K], undefined> };
-}
