@@ -4,10 +4,13 @@
  * - Next.js: the route handler is type-checked against the shape Next.js requires of one (this file
  *   is part of `npm run typecheck`) and called with a `Request`; no Next server is needed.
  * - Express: the gateway mounted under /switchboard, on a real listening server.
- * - Hono: the gateway's routes under a base path of a host app.
+ * - Hono: the gateway's routes under a base path of a host app, in process and as
+ *   `node examples/hono/server.ts` on @hono/node-server (the major `npm install` picks today), which
+ *   like the Express example listens on 127.0.0.1 unless HOST says otherwise.
  * - fetch: the bare web-standard handler against a loopback "Anthropic" replaying a recorded stream.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,8 +70,40 @@ describe('Express (examples/express/server.ts)', () => {
   });
 });
 
+/** Runs an example server as its users do (`node <file>`, PORT=0); its base URL and a stop. */
+async function runExample(file: string): Promise<{ base: string; host: string; stop: () => void }> {
+  const { HOST: _host, ...env } = process.env;
+  const child = spawn(process.execPath, [new URL(file, import.meta.url).pathname], {
+    env: { ...env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`${file} exited ${code}: ${out}`)));
+    child.stdout.setEncoding('utf8').on('data', (t: string) => {
+      out += t;
+      const m = /address: '([^']+)'.*port: (\d+)/s.exec(out);
+      if (m) resolve({ host: m[1] as string, port: Number(m[2]) });
+    });
+  });
+  return { base: `http://127.0.0.1:${port}`, host, stop: () => child.kill('SIGINT') };
+}
+
 describe('Hono (examples/hono/server.ts)', () => {
   after(() => honoExample.gateway.close());
+
+  test('run as `node examples/hono/server.ts`: on 127.0.0.1, the stream reaches the client whole', async () => {
+    const server = await runExample('../examples/hono/server.ts');
+    try {
+      assert.equal(server.host, '127.0.0.1');
+      const message = await aiSdkAnswer(
+        await fetch(`${server.base}/switchboard/api/chat`, jsonPost(chatBody('text hello from node-server'))),
+      );
+      assert.match(message.text, /hello from node-server/);
+    } finally {
+      server.stop();
+    }
+  });
 
   test('the gateway’s routes under /switchboard of a host app', async () => {
     const { app } = honoExample;

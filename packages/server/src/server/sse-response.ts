@@ -29,6 +29,14 @@ export const HEAD_WAIT_MS = 1000;
 const ALREADY_SENT = 'x-hono-already-sent';
 
 /**
+ * The web `Response` as this module found it. Once it serves, @hono/node-server replaces the global
+ * with a lighter one of its own, and 2.x writes the head of such a response itself, marker or not
+ * (the body stays empty). Its own `RESPONSE_ALREADY_SENT` is built at load time, before the
+ * replacement, and so is this.
+ */
+const WebResponse = globalThis.Response;
+
+/**
  * The SSE text of run `runId` in `protocol` after `lastEventId`, then live until the run ends (see
  * `resumeSse`), as this request's response, with `headers` added to the protocol's.
  */
@@ -51,7 +59,7 @@ export function sseResponse(
   const text = resumeSse(store, runId, protocol, lastEventId, { ...rest, signal: ctl.signal });
   void writeSse(c, outgoing, text, { ...PROTOCOLS[protocol].headers, ...headers }, ctl);
   // A response of its own (not the package's shared one): the middleware adds its headers to it.
-  return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+  return new WebResponse(null, { headers: { [ALREADY_SENT]: 'true' } });
 }
 
 /** The response's head: the middleware's headers (CORS) and the stream's. */
