@@ -2,7 +2,7 @@
  * The stock `useChat({ resume: true })` — the AI SDK's React hook with its default transport, in
  * Chromium — against the gateway as it boots by default: a reload mid-run ends with the whole answer
  * on the page and the run stored `complete`; the one-line stop of docs/gateway.md stores it `aborted`.
- * The page (fixtures/stock-use-chat.tsx) is bundled here by rolldown and served at the gateway's
+ * The page (stock-use-chat-page.tsx) is bundled here by rolldown and served at the gateway's
  * origin, so its relative `/api/chat` is the gateway's. Agents wait at a gate the test opens.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { type RunningServer, startServer } from '../../../packages/server/src/se
 import { Gate, gatedAgent, quietLogger, testConfig } from '../../../packages/server/test/gateway-support.ts';
 import { chromiumMissing, IS_CI, launch } from './support.ts';
 
-const PAGE = fileURLToPath(new URL('./fixtures/stock-use-chat.tsx', import.meta.url));
+const PAGE = fileURLToPath(new URL('./stock-use-chat-page.tsx', import.meta.url));
 const FULL_ANSWER = 'Hello from the first half. And the second half.';
 const PAGE_HTML = '<!doctype html><div id="root"></div><script type="module" src="/stock/app.js"></script>';
 
