@@ -15,6 +15,7 @@ import {
 } from 'ai';
 import { resolveConfig } from '../packages/server/src/config/load.ts';
 import { type RunningServer, startServer } from '../packages/server/src/server/start.ts';
+import { Gate, gatedAgent } from '../packages/server/test/gateway-support.ts';
 
 /** The smallest ChatState: plain fields (what the React/Vue/Svelte bindings wrap in their reactivity). */
 class PlainState implements ChatState<UIMessage> {
@@ -246,5 +247,26 @@ describe('stock AG-UI client (@ag-ui/client HttpAgent)', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(client.messages)), snapshot.messages);
     assert.deepEqual(JSON.parse(JSON.stringify(client.state)), snapshot.state);
     assert.equal(client.messages.filter((m) => m.role === 'user').length, 2);
+  });
+
+  test('the documented stop line (the thread id, then abortRun()) stops the run: it is stored aborted', async () => {
+    const { spec, waiting } = gatedAgent('gated', new Gate());
+    const gated = await startServer({ port: 0, agents: [spec], runOptions: { logger: { log() {} } }, onError: () => {} });
+    try {
+      const client = new HttpAgent({ url: `${gated.url}/api/agui`, threadId: 'stock-agui-stop' });
+      client.addMessage({ id: 'stock-agui-stop-u', role: 'user', content: 'go' });
+      const running = client.runAgent({ runId: 'stock-agui-stop-r', forwardedProps: { agent: 'gated' } }).catch(() => {});
+      await waiting;
+      // docs/gateway.md: `void fetch(`/api/chat/${agent.threadId}/stop`, { method: 'POST' }); agent.abortRun();`
+      const stopped = fetch(`${gated.url}/api/chat/${client.threadId}/stop`, { method: 'POST' });
+      client.abortRun();
+      assert.equal((await stopped).status, 202);
+      await running;
+      await gated.core.runs.get('stock-agui-stop-r')?.done;
+      const run = (await (await fetch(`${gated.url}/api/runs/stock-agui-stop-r`)).json()) as { status: string };
+      assert.equal(run.status, 'aborted');
+    } finally {
+      await gated.close();
+    }
   });
 });

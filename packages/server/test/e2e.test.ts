@@ -2,8 +2,8 @@
  * End to end with the Python example agent (examples/agents/echo.py, a real child process per
  * run): the official clients — the `ai` package's DefaultChatTransport + readUIMessageStream, and
  * `@ag-ui/client`'s HttpAgent — each hold a two-turn conversation through the gateway, and the
- * history endpoints give the same conversation back; a client that disconnects mid-run leaves no
- * process behind and an aborted message; an agent that crashes gives an error frame, a clean end
+ * history endpoints give the same conversation back; a client that asked for abort-on-disconnect
+ * and goes away mid-run leaves no process behind and an aborted message; an agent that crashes gives an error frame, a clean end
  * and a stored partial message.
  */
 import assert from 'node:assert/strict';
@@ -150,8 +150,11 @@ describe('AG-UI HttpAgent ↔ gateway ↔ Python agent', () => {
 });
 
 describe('misbehaving agents and clients', () => {
-  test('the client disconnects mid-run: the agent process is gone, the partial message is stored as aborted', async () => {
-    const res = await api(s.url, '/api/chat', { json: { id: `abort-${randomUUID()}`, messages: [userMessage('hang')] } });
+  test('a client that asked for abort-on-disconnect goes away mid-run: the agent process is gone, the partial message is stored as aborted', async () => {
+    const res = await api(s.url, '/api/chat', {
+      headers: { 'x-switchboard-on-disconnect': 'abort' },
+      json: { id: `abort-${randomUUID()}`, messages: [userMessage('hang')] },
+    });
     assert.equal(res.status, 200);
     const runId = res.headers.get('x-switchboard-run-id') as string;
     const local = s.core.runs.get(runId);

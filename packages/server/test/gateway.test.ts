@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP and WebSocket surface on one instance with an in-memory store: routes and
  * their errors, the OpenAPI description against the routes, history in every protocol, resume byte
- * for byte, abort on disconnect, auth, rate limit, CORS, and the WebSocket `agent:event` contract.
+ * for byte, the disconnect policies, stop and abort, auth, rate limit, CORS, and the WebSocket
+ * `agent:event` contract.
  * Agents that must be "mid-run" wait at a gate the test opens: no sleeps, no timing.
  */
 import assert from 'node:assert/strict';
@@ -251,7 +252,7 @@ describe('resume and disconnect', () => {
   test('GET /api/chat/:id/stream with Last-Event-ID continues a live run byte for byte', async () => {
     const gate = new Gate();
     const { spec, waiting } = gatedAgent('gated', gate);
-    const s = await server({ agents: [spec], onDisconnect: 'continue' });
+    const s = await server({ agents: [spec] });
     try {
       const res = await api(s.url, '/api/chat?agent=gated', { json: { id: 'c-resume', messages: [userMessage('go')] } });
       const runId = res.headers.get('x-switchboard-run-id') as string;
@@ -261,7 +262,7 @@ describe('resume and disconnect', () => {
       const { prefix, lastId } = completeEvents(first.text);
       assert.ok(lastId, 'an id on every event');
       await first.cancel();
-      // Still running: the first connection going away did not stop it (onDisconnect: continue).
+      // Still running: the first connection going away did not stop it (the default, onDisconnect: continue).
       assert.equal((await (await api(s.url, `/api/runs/${runId}`)).json()).status, 'running');
 
       const resumed = await api(s.url, '/api/chat/c-resume/stream', { headers: { 'last-event-id': lastId as string } });
@@ -290,14 +291,14 @@ describe('resume and disconnect', () => {
     }
   });
 
-  test('by default, the client going away aborts the run: the agent stops, the partial message is stored as aborted', async () => {
+  test("with onDisconnect: 'abort', the client going away aborts the run: the agent stops, the partial message is stored as aborted", async () => {
     const gate = new Gate();
     let stopped!: () => void;
     const agentStopped = new Promise<void>((resolve) => {
       stopped = resolve;
     });
     const { spec, waiting } = gatedAgent('gated', gate, { onStop: stopped });
-    const s = await server({ agents: [spec] });
+    const s = await server({ agents: [spec], onDisconnect: 'abort' });
     try {
       const res = await api(s.url, '/api/chat?agent=gated', { json: { id: 'c-abort', messages: [userMessage('go')] } });
       const runId = res.headers.get('x-switchboard-run-id') as string;
@@ -340,6 +341,32 @@ describe('resume and disconnect', () => {
       assert.equal((await (await api(s.url, `/api/runs/${runId}`)).json()).status, 'aborted');
       const again = await api(s.url, `/api/runs/${runId}/abort`, { method: 'POST' });
       assert.equal(again.status, 409);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("POST /api/chat/:id/stop stops the chat's run in progress with only the chat id; 204 when nothing runs", async () => {
+    const gate = new Gate();
+    const { spec, waiting } = gatedAgent('gated', gate);
+    const s = await server({ agents: [spec] });
+    try {
+      assert.equal((await api(s.url, '/api/chat/c-never/stop', { method: 'POST' })).status, 204, 'a chat never seen');
+      const res = await api(s.url, '/api/chat?agent=gated', { json: { id: 'c-stop-chat', messages: [userMessage('go')] } });
+      const runId = res.headers.get('x-switchboard-run-id') as string;
+      await waiting;
+      const stop = await api(s.url, '/api/chat/c-stop-chat/stop', { method: 'POST' });
+      assert.equal(stop.status, 202);
+      assert.deepEqual(await stop.json(), { runId, aborting: true });
+      const chunks = sseData(await res.text()) as { type: string }[];
+      assert.equal(chunks.at(-2)?.type, 'abort');
+      await s.core.runs.get(runId)?.done;
+      const run = await (await api(s.url, `/api/runs/${runId}`)).json();
+      assert.equal(run.status, 'aborted');
+      assert.equal((await s.core.store.getMessage(run.messageId))?.metadata.status, 'aborted');
+      const again = await api(s.url, '/api/chat/c-stop-chat/stop', { method: 'POST' });
+      assert.equal(again.status, 204, 'the run has ended: nothing to stop');
+      assert.equal(await again.text(), '');
     } finally {
       await s.close();
     }
@@ -414,6 +441,12 @@ describe('security', () => {
       assert.equal(reconnect.status, 204);
       assert.equal(await reconnect.text(), '');
       assert.equal((await api(s.url, `/api/runs/${runId}/abort`, { method: 'POST', token: 'token-alice' })).status, 404);
+      // Stopping it answers as for a chat never seen: nothing to stop (and Bob's run goes on, below).
+      for (const chatId of ['c-bob', 'c-never-seen']) {
+        const stop = await api(s.url, `/api/chat/${chatId}/stop`, { method: 'POST', token: 'token-alice' });
+        assert.equal(stop.status, 204, chatId);
+        assert.equal(await stop.text(), '', chatId);
+      }
       assert.equal((await api(s.url, '/api/chats/c-bob', { method: 'DELETE', token: 'token-alice' })).status, 404);
       const hijack = await api(s.url, '/api/chat', { token: 'token-alice', json: { id: 'c-bob', messages: [userMessage('mine now')] } });
       assert.equal(hijack.status, 404);
@@ -446,6 +479,7 @@ describe('security', () => {
         ['c-bob'],
       );
       assert.deepEqual(bobChats[0].metadata, { agent: 'gated' }, 'the owner bookkeeping is not shown; the agent of its run is');
+      assert.equal((await (await api(s.url, `/api/runs/${runId}`, { token: 'token-bob' })).json()).status, 'running');
       const resume = await api(s.url, '/api/chat/c-bob/stream', { token: 'token-bob' });
       assert.equal(resume.status, 200);
       gate.open();

@@ -180,12 +180,15 @@ async function abortAfterFirstChunk(base: string): Promise<void> {
 }
 
 // The timeouts only turn a regression (an agent that never stops) into a failure instead of a hang.
-test('a client disconnect stops an endless agent', { timeout: 30_000 }, async () => {
-  const { server: endless, stopped } = await withTrackedAgent(async function* (): AsyncGenerator<AgentEvent> {
-    yield { type: 'start', data: {} };
-    // Never ends by itself: only backpressure holds it, only the disconnect stops it.
-    for (;;) yield { type: 'text', data: { content: 'tick ' } };
-  });
+test("with onDisconnect: 'abort', a client disconnect stops an endless agent", { timeout: 30_000 }, async () => {
+  const { server: endless, stopped } = await withTrackedAgent(
+    async function* (): AsyncGenerator<AgentEvent> {
+      yield { type: 'start', data: {} };
+      // Never ends by itself: only backpressure holds it, only the disconnect stops it.
+      for (;;) yield { type: 'text', data: { content: 'tick ' } };
+    },
+    { onDisconnect: 'abort' },
+  );
   try {
     await abortAfterFirstChunk(endless.url);
     await stopped;
@@ -195,10 +198,11 @@ test('a client disconnect stops an endless agent', { timeout: 30_000 }, async ()
   }
 });
 
-test('a client disconnect stops the demo agent in the middle of a pause', { timeout: 30_000 }, async () => {
+test("with onDisconnect: 'abort', a client disconnect stops the demo agent in the middle of a pause", { timeout: 30_000 }, async () => {
   // A pause far longer than any test: only the abort signal can end it.
-  const { server: slow, stopped } = await withTrackedAgent((request) =>
-    demoAgent(request.prompt, { delayMs: 2 ** 31 - 1, signal: request.signal }),
+  const { server: slow, stopped } = await withTrackedAgent(
+    (request) => demoAgent(request.prompt, { delayMs: 2 ** 31 - 1, signal: request.signal }),
+    { onDisconnect: 'abort' },
   );
   try {
     await abortAfterFirstChunk(slow.url);

@@ -26,7 +26,19 @@ import type { RedisFanout } from './fanout.ts';
 import { authFailureLimited, callerKey, hostChecker, hostRejection, originAllowed } from './guard.ts';
 import { openApiDocument } from './openapi.ts';
 import { memoryLimiter, type RateLimiter, redisLimiter } from './rate-limit.ts';
-import { abortRun, chatMessages, deleteChat, getChat, getRun, listAgents, listChats, renameChat, runEvents, runStream } from './rest.ts';
+import {
+  abortRun,
+  chatMessages,
+  deleteChat,
+  getChat,
+  getRun,
+  listAgents,
+  listChats,
+  renameChat,
+  runEvents,
+  runStream,
+  stopChat,
+} from './rest.ts';
 import { RunManager } from './runs.ts';
 import { FrameCounts } from './session.ts';
 import { mountWebApp } from './static.ts';
@@ -54,7 +66,7 @@ export interface AppOptions {
   namespace?: string;
   /** Largest accepted request body / WebSocket message in bytes (default: the config's, 8 MiB). */
   maxBodyBytes?: number;
-  /** What a run does when the request that started it goes away (default `abort`). */
+  /** What a run does when the request that started it goes away (default `continue`: it goes on, a client may resume it). */
   onDisconnect?: DisconnectPolicy;
   /** Requests per minute per caller (default: the config's; 0 = unlimited). */
   rateLimitPerMinute?: number;
@@ -148,7 +160,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
         frameCounts: new FrameCounts(),
         namespace: options.namespace ?? 'switchboard',
         maxBodyBytes: options.maxBodyBytes ?? settings.limits.requestBytes,
-        onDisconnect: options.onDisconnect ?? 'abort',
+        onDisconnect: options.onDisconnect ?? 'continue',
         corsOrigins: settings.cors.origins,
         pollIntervalMs: options.pollIntervalMs ?? 2000,
         hostAllowed,
@@ -242,6 +254,7 @@ export function createGateway(options: AppOptions = {}): Gateway {
 
   app.post('/api/chat', postChat);
   app.get('/api/chat/:id/stream', resumeChat);
+  app.post('/api/chat/:id/stop', stopChat);
   app.post('/api/agui', postAgUi);
   app.get('/api/chats', listChats);
   app.get('/api/chats/:id', getChat);

@@ -45,12 +45,12 @@ export interface Booted {
 
 const SWEEP_MS = 60_000;
 
-/** `SWITCHBOARD_ON_DISCONNECT`: `abort` (default) or `continue`. */
+/** `SWITCHBOARD_ON_DISCONNECT`: `continue` (default) or `abort`. */
 function disconnectPolicy(env: Env): DisconnectPolicy {
   const v = env.SWITCHBOARD_ON_DISCONNECT?.trim();
-  if (!v || v === 'abort') return 'abort';
-  if (v === 'continue') return 'continue';
-  throw new Error(`Invalid SWITCHBOARD_ON_DISCONNECT ${JSON.stringify(v)}: expected abort or continue`);
+  if (!v || v === 'continue') return 'continue';
+  if (v === 'abort') return 'abort';
+  throw new Error(`Invalid SWITCHBOARD_ON_DISCONNECT ${JSON.stringify(v)}: expected continue or abort`);
 }
 
 /** Loads the configuration, opens the store, recovers interrupted runs and starts listening. */

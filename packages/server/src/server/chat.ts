@@ -10,13 +10,14 @@
  * - `GET /api/chat/:id/stream` — the transport's `reconnectToStream`: 204 when the chat has no run in
  *   progress, else the run's stream from its start, or after `Last-Event-ID`.
  *
- * Client gone: by default (`onDisconnect: 'abort'`) the run is aborted when the request that
- * started it goes away, because the AI SDK's `stop()` aborts that fetch and a server cannot tell a
- * stop from a network drop (both close the connection). The agent is killed, the partial message is
- * stored as `aborted`. With `onDisconnect: 'continue'` the run goes on and the client can resume;
- * `POST /api/runs/:runId/abort` then stops it. A request may choose for itself with the header
- * `x-switchboard-on-disconnect: continue | abort` (the web UI sends `continue`: leaving a chat never
- * kills its run, Stop is an explicit abort). Followers (`/stream`) never abort a run.
+ * Client gone: by default (`onDisconnect: 'continue'`) the run goes on when the request that started
+ * it goes away, because a server cannot tell the AI SDK's `stop()` (it aborts that fetch) from a
+ * reload or a network drop, and `useChat({ resume: true })` comes back for the run after a reload.
+ * Stopping is explicit: `POST /api/chat/:id/stop` (the chat id is all a stock app has) or
+ * `POST /api/runs/:runId/abort`. With `onDisconnect: 'abort'` the run is aborted with its request
+ * (the agent is killed, the partial message stored as `aborted`): for apps whose clients never
+ * resume. A request may choose for itself with the header `x-switchboard-on-disconnect: continue |
+ * abort`. Followers (`/stream`) never abort a run.
  */
 import { randomUUID } from 'node:crypto';
 import { parseFrameId } from '@switchboard/core';

@@ -33,7 +33,7 @@ const onDisconnect: Obj = {
   in: 'header',
   required: false,
   description:
-    "This request's disconnect policy: `continue` keeps the run going when the request goes away, `abort` stops it (default: the server's).",
+    "This request's disconnect policy: `continue` keeps the run going when the request goes away, `abort` stops it (default: the server's, `continue` unless configured).",
   schema: { type: 'string', enum: ['continue', 'abort'] },
 };
 const common: Obj = {
@@ -41,6 +41,7 @@ const common: Obj = {
   '401': error('Authentication required (tokens are configured) or the token is invalid.'),
   '429': error('Rate limit: wait `Retry-After` seconds.'),
 };
+const abortSent = json({ type: 'object', properties: { runId: { type: 'string' }, aborting: { const: true } } }, 'Abort sent.');
 const notFound = error('No such chat or run — or it belongs to another token.');
 const storeFault = error(
   'A store read failed before the stream began: `store read failed: <reason>`, code `store_unavailable` (retry once the store is back). One failing later ends the stream with its protocol’s error ending.',
@@ -98,7 +99,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['chat'],
           summary: 'AI SDK chat (`useChat` / `DefaultChatTransport`): starts a run, answers its UI message stream.',
           description:
-            'The run is recorded as it streams. By default, the run is aborted when this request goes away (AI SDK `stop()`); with `x-switchboard-on-disconnect: continue` it goes on (stop it with `POST /api/runs/{runId}/abort`). Resume from another connection with `GET /api/chat/{id}/stream`.',
+            'The run is recorded as it streams. By default it goes on when this request goes away (a reload, a drop, or AI SDK `stop()`): resume it with `GET /api/chat/{id}/stream`, stop it with `POST /api/chat/{id}/stop`. With `x-switchboard-on-disconnect: abort` the run is aborted with this request.',
           parameters: [query('agent', 'Agent to run (wins over the body field).', { type: 'string' }), onDisconnect],
           requestBody: { required: true, content: { 'application/json': { schema: ref('ChatRequest') } } },
           responses: {
@@ -125,6 +126,19 @@ export function openApiDocument(version = '0.1.0'): Obj {
             },
             ...common,
             '503': storeFault,
+          },
+        },
+      },
+      '/api/chat/{id}/stop': {
+        post: {
+          tags: ['chat'],
+          summary: "Stops the chat's run in progress (what an app calls beside `useChat`'s `stop()` or HttpAgent's `abortRun()`).",
+          parameters: [pathId('id', 'Chat id (AG-UI: the thread id).')],
+          responses: {
+            '202': abortSent,
+            '204': { description: 'Nothing to stop: no run in progress, or a chat this server has never seen (or the caller cannot see).' },
+            ...common,
+            '409': error('No reachable instance runs it.'),
           },
         },
       },
@@ -256,7 +270,7 @@ export function openApiDocument(version = '0.1.0'): Obj {
           summary: 'Aborts a run in progress (on whichever instance runs it).',
           parameters: [pathId('runId', 'Run id.')],
           responses: {
-            '202': json({ type: 'object', properties: { runId: { type: 'string' }, aborting: { const: true } } }, 'Abort sent.'),
+            '202': abortSent,
             ...common,
             '404': notFound,
             '409': error('The run has ended, or no reachable instance runs it.'),

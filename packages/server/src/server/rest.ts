@@ -3,7 +3,7 @@
  * agents. A chat of another token answers 404, like a chat that does not exist.
  */
 import { isProtocol, type Protocol } from '@switchboard/core';
-import { type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run, storeRead } from '@switchboard/store';
+import { activeRun, type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run, storeRead } from '@switchboard/store';
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
@@ -152,12 +152,8 @@ export async function runStream(c: GatewayContext): Promise<Response> {
   });
 }
 
-/** `POST /api/runs/:runId/abort`: stops a run in progress (on whichever instance runs it). */
-export async function abortRun(c: GatewayContext): Promise<Response> {
-  const runId = c.req.param('runId') as string;
-  const run = await visibleRun(c, runId);
-  if (!run) return jsonError(404, `No run ${runId}`);
-  if (run.status !== 'running') return jsonError(409, `Run ${runId} has already ended (${run.status})`, { code: 'run_ended' });
+/** Aborts a running run the caller may see, on whichever instance runs it: 202, or 409 when none can be reached. */
+async function abortRunning(c: GatewayContext, runId: string): Promise<Response> {
   const runs = c.get('core').runs;
   const sent = await runs.abort(runId, 'aborted by the client');
   if (!sent && runs.unstoredEnds.includes(runId))
@@ -167,6 +163,28 @@ export async function abortRun(c: GatewayContext): Promise<Response> {
     });
   if (!sent) return jsonError(409, `Run ${runId} is not running on a reachable instance`, { code: 'run_unreachable' });
   return c.json({ runId, aborting: true }, 202);
+}
+
+/** `POST /api/runs/:runId/abort`: stops a run in progress. */
+export async function abortRun(c: GatewayContext): Promise<Response> {
+  const runId = c.req.param('runId') as string;
+  const run = await visibleRun(c, runId);
+  if (!run) return jsonError(404, `No run ${runId}`);
+  if (run.status !== 'running') return jsonError(409, `Run ${runId} has already ended (${run.status})`, { code: 'run_ended' });
+  return abortRunning(c, runId);
+}
+
+/**
+ * `POST /api/chat/:id/stop`: stops the chat's run in progress, with only what a stock client holds —
+ * the chat id (`useChat`'s `id`, AG-UI's `threadId`). `stop()` only aborts the client's fetch, and
+ * the run outlives that by default, so an app pairs the two. 204 when nothing runs, also for a chat
+ * the caller cannot see (like `GET /api/chat/:id/stream`: nothing tells one caller of another's chat).
+ */
+export async function stopChat(c: GatewayContext): Promise<Response> {
+  const chatId = c.req.param('id') as string;
+  const run = (await visibleChat(c, chatId)) ? await activeRun(c.get('core').store, chatId) : undefined;
+  if (!run) return new Response(null, { status: 204 });
+  return abortRunning(c, run.id);
 }
 
 /** `GET /api/agents?all=`: the agents that can run (all of them, with why not, with `all=true`). */
