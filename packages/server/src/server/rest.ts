@@ -3,7 +3,16 @@
  * agents. A chat of another token answers 404, like a chat that does not exist.
  */
 import { isProtocol, type Protocol } from '@switchboard/core';
-import { activeRun, type Chat, emptyHistory, HISTORY_PROTOCOLS, isHistoryProtocol, loadHistory, type Run, storeRead } from '@switchboard/store';
+import {
+  activeRun,
+  type Chat,
+  emptyHistory,
+  HISTORY_PROTOCOLS,
+  isHistoryProtocol,
+  loadHistory,
+  type Run,
+  storeRead,
+} from '@switchboard/store';
 
 import { canSee, publicChat } from './auth.ts';
 import { lastEventIdOf, runHeaders } from './chat.ts';
