@@ -11,7 +11,9 @@
  *   (c) Vite bundles a page that uses @switchboard/client and @switchboard/core, with no `node:` import;
  *   (d) the installed `switchboard` converts, validates, inspects and replays a capture, and
  *       `switchboard serve` answers /healthz, POST /api/chat (an AI SDK stream from the demo agent)
- *       and the web UI's HTML at /, storing in ./data or SWITCHBOARD_DATA_DIR.
+ *       and the web UI's HTML at /, storing in ./data or SWITCHBOARD_DATA_DIR;
+ *   (e) examples/nextjs, with the latest `next`, builds with `next build` and, under `next start`,
+ *       answers POST /api/chat with a stream the official client reads.
  * It also checks each tarball: built JavaScript, declarations and source maps, no TypeScript source,
  * no test, fixture or script, no `.ts` target in package.json.
  *
@@ -21,6 +23,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -409,4 +412,77 @@ test('serve without SWITCHBOARD_DATA_DIR stores in ./data of the working directo
   } finally {
     await stop(child);
   }
+});
+
+/** A port nothing listens on now (`next start` takes a port number, not 0). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('(e) examples/nextjs with the latest Next.js: next build, then next start', () => {
+  test('the built app answers POST /api/chat with a stream the official client reads', { timeout: 900_000 }, async () => {
+    const dir = join(work, 'next');
+    mkdirSync(join(dir, 'app/api/chat'), { recursive: true });
+    const example = join(ROOT, 'examples/nextjs');
+    copyFileSync(join(example, 'next.config.mjs'), join(dir, 'next.config.mjs'));
+    copyFileSync(join(example, 'app/api/chat/route.ts'), join(dir, 'app/api/chat/route.ts'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-next', private: true }, null, 2));
+    // As a Next.js user adds it: the packages from their tarballs, beside Next's own.
+    npm(
+      [
+        'install',
+        '--prefer-offline',
+        ...packed.values(),
+        'next@latest',
+        'react@latest',
+        'react-dom@latest',
+        'typescript',
+        '@types/react',
+        '@types/node@24',
+      ],
+      dir,
+    );
+    const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+    for (const k of Object.keys(env)) if (/^(SWITCHBOARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(k)) delete env[k];
+    run(NODE_24, [join(dir, 'node_modules/next/dist/bin/next'), 'build'], { cwd: dir, env });
+    const port = await freePort();
+    const child = spawn(NODE_24, [join(dir, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout?.setEncoding('utf8').on('data', (t: string) => {
+          output += t;
+          if (/Ready/.test(output)) resolve(`http://127.0.0.1:${port}`);
+        });
+        child.stderr?.setEncoding('utf8').on('data', (t: string) => (output += t));
+        child.once('exit', (code) => reject(new Error(`next start exited ${code}:\n${output}`)));
+      });
+      const chat = await fetch(`${url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'consumer-next',
+          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'text hello from next' }] }],
+        }),
+      });
+      assert.equal(chat.status, 200);
+      assert.equal(chat.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
+      const message = await assembleUIMessage(await chat.text());
+      assert.match(message.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''), /hello from next/);
+    } finally {
+      await stop(child);
+    }
+  });
 });
