@@ -49,6 +49,8 @@ export const runAgentInputSchema = z.looseObject({
   tools: z.array(clientToolSchema).optional(),
   context: z.array(z.unknown()).optional(),
   forwardedProps: z.unknown().optional(),
+  /** Sent by @ag-ui/client 1.x; its absence marks a client before 1.0 (its stream gets the outcomes it accepts). */
+  protocolVersion: z.string().optional(),
   /** Answers to the interrupts (approvals included) the thread's previous run ended with. */
   resume: z
     .array(z.looseObject({ interruptId: z.string(), status: z.enum(['resolved', 'cancelled']), payload: z.unknown().optional() }))
@@ -151,6 +153,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
     if (!last.ok) return last.response;
     return sseResponse(c, core.store, existing.id, 'ag-ui', last.id, {
       namespace: core.namespace,
+      legacyOutcomes: input.protocolVersion === undefined,
       signal: requestSignal(c),
       headers: runHeaders(existing.id, chatId),
     });
@@ -196,6 +199,9 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   abortOnDisconnect(c, run);
   return sseResponse(c, core.store, run.runId, 'ag-ui', null, {
     namespace: core.namespace,
+    // @ag-ui/client 1.x sends its protocol version; a client before 1.0 (CopilotKit pins 0.0.x) sends
+    // none, and its strict schema rejects 1.x's outcomes (`pendingToolCallIds`, `cancelled`).
+    legacyOutcomes: input.protocolVersion === undefined,
     signal: requestSignal(c),
     headers: runHeaders(run.runId, chatId),
   });

@@ -39,6 +39,13 @@ export interface AgUiEncoderOptions {
   sendReasoning?: boolean;
   /** Send `source` events (default true). */
   sendSources?: boolean;
+  /**
+   * The client is an AG-UI client before 1.0 (it sent no `protocolVersion`; CopilotKit pins
+   * `@ag-ui/client` 0.0.x): RUN_FINISHED then carries only the outcomes its strict schema accepts —
+   * `success` without `pendingToolCallIds`, `interrupt` — and a cancelled run none (a 0.0.x client
+   * reads a RUN_FINISHED without an outcome as a success). Default false: the 1.x outcomes.
+   */
+  legacyOutcomes?: boolean;
 }
 
 /** RFC 6901 JSON Pointer, as `@ag-ui/core`'s `JsonPointerSchema` checks it. */
@@ -133,6 +140,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
   const ns = options.namespace ?? 'switchboard';
   const sendReasoning = options.sendReasoning ?? true;
   const sendSources = options.sendSources ?? true;
+  const legacy = options.legacyOutcomes ?? false;
   /** The messages the client's apply step builds (it starts from `history`), for MESSAGES_SNAPSHOT. */
   const mirror = options.messagesSnapshot ? createAgUiReducer({ messages: options.history ?? [], warn: () => {} }) : undefined;
 
@@ -222,8 +230,14 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
     for (const id of pending.approvalIds ?? []) interrupts.push(asked.get(id) ?? { id, reason: 'tool_approval' });
     for (const id of pending.interruptIds ?? []) interrupts.push(asked.get(id) ?? { id, reason: 'input_required' });
     if (interrupts.length) return { type: 'interrupt', interrupts };
-    if (pending.toolCallIds?.length) return { type: 'success', pendingToolCallIds: pending.toolCallIds };
+    if (pending.toolCallIds?.length) return legacy ? { type: 'success' } : { type: 'success', pendingToolCallIds: pending.toolCallIds };
     return undefined;
+  }
+
+  /** An outcome as the client's schema accepts it: a 0.0.x client knows `success` (bare) and `interrupt`. */
+  function forClient(outcome: JsonObject): JsonObject {
+    if (!legacy || outcome.type === 'interrupt') return outcome;
+    return { type: 'success' };
   }
 
   function unique(id: string): string {
@@ -700,7 +714,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
           type: 'RUN_FINISHED',
           threadId: threadId,
           runId: runId,
-          outcome: waitingOutcome(e.pending) ?? carriedOutcome(e.providerMetadata) ?? { type: 'success' },
+          outcome: forClient(waitingOutcome(e.pending) ?? carriedOutcome(e.providerMetadata) ?? { type: 'success' }),
         };
         const result = e.providerMetadata?.['ag-ui']?.result;
         if (result !== undefined && result !== null) ev.result = result;
@@ -713,7 +727,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
         ended = true;
         closeAll(out);
         snapshot(out);
-        push(out, { type: 'RUN_FINISHED', threadId: threadId, runId: runId, outcome: { type: 'cancelled' } }, undefined, {
+        push(out, { type: 'RUN_FINISHED', threadId: threadId, runId: runId, ...(legacy ? {} : { outcome: { type: 'cancelled' } }) }, undefined, {
           abort: true,
           reason: e.reason,
         });
