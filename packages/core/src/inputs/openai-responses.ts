@@ -11,9 +11,9 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage, usageOf } from '../model/usage.ts';
+import { usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, shown, str } from './kit/index.ts';
 
 /** The providerMetadata key @ai-sdk/openai uses, so item ids and encrypted reasoning round-trip. */
 const PM = 'openai';
@@ -119,9 +119,8 @@ export interface ResponsesCore {
   readonly stepHeld: boolean;
   /** True once a provider error was reported (the run ends with `error`). */
   readonly fatal: boolean;
-  readonly lastFinish: FinishReason | undefined;
-  readonly lastRawFinish: string | undefined;
-  readonly total: Usage | undefined;
+  /** The finished steps' summed usage and last finish reason. */
+  readonly totals: StepTotals;
   /** True when an item id or tool call id was seen in the Responses events (`output:<id>` once its output was). */
   knows(id: string): boolean;
   /** Records an id decoded elsewhere (so that later Responses items with it are recognised). */
@@ -1133,9 +1132,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   let held: EventInit | undefined;
   let stepCount = 0;
   let fatal = false;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
 
   const field = (f: string) => `${prefix}${f}`;
   const kit = new Kit(out, { source, metaKey: PM });
@@ -1221,9 +1218,8 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     const s = step;
     closeItems(s);
     step = undefined;
-    lastFinish = reason;
-    lastRawFinish = undefined;
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason: reason };
+    totals.add(e);
     options.decorateStepFinish?.(e as EventOf<'step-finish'>);
     out.emit(e);
   }
@@ -1303,10 +1299,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     const rawFinish = typeof reason === 'string' ? reason : str(response, 'status');
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
     if (rawFinish) e.rawFinishReason = rawFinish;
-    if (isObject(response.usage)) {
-      e.usage = openaiResponsesUsage(response.usage);
-      total = addUsage(total, e.usage);
-    }
+    if (isObject(response.usage)) e.usage = openaiResponsesUsage(response.usage);
     const meta: JsonObject = {};
     if (typeof response.id === 'string') meta.responseId = response.id;
     if (typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
@@ -1324,8 +1317,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     if (extra) Object.assign(meta, extra);
     if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
     step = undefined;
-    lastFinish = finishReason;
-    lastRawFinish = rawFinish;
+    totals.add(e);
     options.decorateStepFinish?.(e as EventOf<'step-finish'>);
     if (options.holdStepFinish) held = e;
     else out.emit(e);
@@ -1483,15 +1475,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     get fatal() {
       return fatal;
     },
-    get lastFinish() {
-      return lastFinish;
-    },
-    get lastRawFinish() {
-      return lastRawFinish;
-    },
-    get total() {
-      return total;
-    },
+    totals,
     knows: (id) => known.has(id),
     remember: (id) => {
       known.add(id);
@@ -1543,10 +1527,7 @@ export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOpti
       }
       const isError = failed || core.fatal;
       // An approval left unanswered: the emitter names it (run-finish.pending, finishReason tool-calls).
-      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
-      if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
-      if (core.total) e.usage = core.total;
-      out.emit(e);
+      out.emit(core.totals.runFinish(isError));
     },
   });
 }
