@@ -938,6 +938,20 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
   const { raw } = kit;
   const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
 
+  /** A `.delta` event appends its text; a `.done` one brings the final text, checked against what streamed. */
+  function deltaOrDone(
+    type: string,
+    ev: Obj,
+    where: Location | undefined,
+    streamed: string,
+    final: unknown,
+    append: (d: string) => void,
+  ): void {
+    if (!type.endsWith('.delta')) return parts.reconcile(streamed, final, ev, where, append);
+    if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
+    append(ev.delta);
+  }
+
   function itemEvent(ev: Obj, type: string, where?: Location): void {
     const step = currentStep();
     switch (type) {
@@ -1026,11 +1040,7 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
           const part = isObject(ev.part) ? ev.part : {};
           return parts.reconcile(p.text, part.text, ev, where, (d) => parts.reasoningDelta(p, d));
         }
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return parts.reasoningDelta(p, ev.delta);
-        }
-        return parts.reconcile(p.text, ev.text, ev, where, (d) => parts.reasoningDelta(p, d));
+        return deltaOrDone(type, ev, where, p.text, ev.text, (d) => parts.reasoningDelta(p, d));
       }
       case 'response.function_call_arguments.delta':
       case 'response.function_call_arguments.done':
@@ -1043,13 +1053,8 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
         const t = item.tool;
         if (!t || t.stream === 'escaped' || (t.stream === 'text') !== type.startsWith('response.custom'))
           return raw(ev, `tool input for a ${item.type} item`, where);
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return parts.toolDelta(t, ev.delta);
-        }
-        return parts.reconcile(t.text, type.startsWith('response.custom') ? ev.input : ev.arguments, ev, where, (d) =>
-          parts.toolDelta(t, d),
-        );
+        const final = type.startsWith('response.custom') ? ev.input : ev.arguments;
+        return deltaOrDone(type, ev, where, t.text, final, (d) => parts.toolDelta(t, d));
       }
       case 'response.code_interpreter_call_code.delta':
       case 'response.code_interpreter_call_code.done':
@@ -1059,12 +1064,8 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
         if (!item) return;
         const t = item.tool;
         if (t?.stream !== 'escaped' || t.ended) return raw(ev, `streamed code or diff for a ${item.type} item`, where);
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return parts.toolRaw(t, ev.delta);
-        }
-        parts.reconcile(t.raw, type.includes('code_interpreter') ? ev.code : ev.diff, ev, where, (d) => parts.toolRaw(t, d));
-        return; // the input completes with the item (its final form carries the whole operation / container)
+        // The input completes with the item (its final form carries the whole operation / container).
+        return deltaOrDone(type, ev, where, t.raw, type.includes('code_interpreter') ? ev.code : ev.diff, (d) => parts.toolRaw(t, d));
       }
       case 'response.image_generation_call.partial_image': {
         const item = parts.findItem(ev, where, 'image_generation_call');
