@@ -191,13 +191,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
       out.emit({ type: 'custom', name: 'anthropic.fallback', value: rest(cb, ['type']) ?? {} });
     } else {
       blocks.set(index, { kind: 'unknown', id });
-      out.emit({
-        type: 'raw',
-        source: 'anthropic',
-        event: { type: 'content_block_start', index, content_block: cb } as Json,
-        reason: `unknown content block type ${JSON.stringify(type)}`,
-        ...(where ? { where } : {}),
-      });
+      kit.raw({ type: 'content_block_start', index, content_block: cb }, `unknown content block type ${JSON.stringify(type)}`, where);
     }
   }
 
@@ -331,13 +325,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
         }
         break;
     }
-    out.emit({
-      type: 'raw',
-      source: 'anthropic',
-      event: ev as Json,
-      reason: `delta type ${JSON.stringify(d.type)} does not fit a ${b.kind} block`,
-      ...(where ? { where } : {}),
-    });
+    kit.raw(ev, `delta type ${JSON.stringify(d.type)} does not fit a ${b.kind} block`, where);
   }
 
   function handle(ev: Record<string, unknown>, where?: Location): void {
