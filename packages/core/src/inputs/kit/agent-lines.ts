@@ -161,6 +161,31 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
   });
 }
 
+/**
+ * A tool call that comes whole on one line: tool-input-start, the arguments text as sent (a delta:
+ * the parsed input may not reproduce it byte for byte), tool-input-end with the parsed input (text
+ * that is not JSON stays the input as sent, with an `inputError` naming `what`). `meta` goes on both ends.
+ */
+export function emitWholeToolCall(
+  ctx: AgentLineContext,
+  call: { toolCallId: string; toolName: string; args: unknown; what: string; meta: JsonObject | undefined },
+): void {
+  const { toolCallId, toolName, args, meta } = call;
+  let input = (args ?? {}) as Json;
+  let inputError: string | undefined;
+  if (typeof args === 'string') ({ input, inputError } = parseToolInput(args, call.what));
+  const start: EventInit = { type: 'tool-input-start', toolCallId, toolName };
+  const end: EventInit = { type: 'tool-input-end', toolCallId, toolName, input };
+  if (inputError) end.inputError = inputError;
+  if (meta) {
+    start.providerMetadata = { [ctx.kit.metaKey]: meta };
+    end.providerMetadata = { [ctx.kit.metaKey]: meta };
+  }
+  ctx.out.emit(start);
+  if (typeof args === 'string' && args !== '') ctx.out.emit({ type: 'tool-input-delta', toolCallId, delta: args });
+  ctx.out.emit(end);
+}
+
 /** The tool call of an `approval_request` / `client_tool_call` line: `{id, name, input}`. */
 function defaultToolCall(ctx: AgentLineContext, d: Obj, fallbackId: string): string {
   ctx.blocks.closeAll();
