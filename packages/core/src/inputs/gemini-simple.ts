@@ -18,7 +18,6 @@ import {
   type AgentLineDialect,
   type AgentLineHandlers,
   createAgentLineDecoder,
-  emitWholeToolCall,
   isObject,
   num,
   type Obj,
@@ -71,7 +70,7 @@ function geminiSimpleHandlers(ctx: AgentLineContext): AgentLineHandlers {
     const toolName = str(d, 'name') ?? 'unknown';
     pending.push({ id: toolCallId, name: toolName });
     const meta = rest(d, ['id', 'call_id', 'tool_call_id', 'name', 'args', 'arguments']);
-    emitWholeToolCall(ctx, { toolCallId, toolName, args: d.args ?? d.arguments, what: 'function arguments', meta });
+    ctx.wholeToolCall({ toolCallId, toolName, args: d.args ?? d.arguments, what: 'function arguments', meta });
   }
 
   function functionResponse(d: Obj): void {

@@ -17,7 +17,6 @@ import {
   type AgentLineDialect,
   type AgentLineHandlers,
   createAgentLineDecoder,
-  emitWholeToolCall,
   type Obj,
   rest,
   str,
@@ -61,7 +60,7 @@ function openaiSimpleHandlers(ctx: AgentLineContext): AgentLineHandlers {
       kit.error('missing_field', `${describe(at(where, 'data.name'))}: expected the tool name`, at(where, 'data.name', 'string'));
     toolNames.set(toolCallId, toolName);
     const meta = rest(d, ['id', 'tool_call_id', 'name', 'tool', 'arguments', 'input', 'args']);
-    emitWholeToolCall(ctx, { toolCallId, toolName, args: d.arguments ?? d.input ?? d.args, what: 'tool arguments', meta });
+    ctx.wholeToolCall({ toolCallId, toolName, args: d.arguments ?? d.input ?? d.args, what: 'tool arguments', meta });
   }
 
   function toolResult(d: Obj): void {

@@ -13,7 +13,6 @@ export {
   type AgentLineDialect,
   type AgentLineHandlers,
   createAgentLineDecoder,
-  emitWholeToolCall,
 } from './agent-lines.ts';
 export { isObject, kindOf, num, type Obj, parseToolInput, rest, shown, str, sub, type ToolInput } from './read.ts';
 export { type DecoderParts, Kit, type KitNames } from './report.ts';
