@@ -69,9 +69,9 @@ interface RunEnd {
 
 /** What a run's finished steps add up to, for its run-finish: the summed usage and the last step's finish reason. */
 export class StepTotals {
-  usage: Usage | undefined;
-  finishReason: FinishReason | undefined;
-  rawFinishReason: string | undefined;
+  private usage: Usage | undefined;
+  private finishReason: FinishReason | undefined;
+  private rawFinishReason: string | undefined;
 
   /** Counts a finished step. */
   add(step: StepEnd): void {
