@@ -6,11 +6,10 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
 import { finishReasonFrom } from '../model/vocabulary.ts';
 import { parsePartialJson } from '../transforms/partial-json.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, rest, shown, str } from './kit/index.ts';
+import { isObject, Kit, num, rest, StepTotals, shown, str } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'text'; id: string }
@@ -95,9 +94,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
   const blocks = new Map<number | string, BlockState>();
   let step: StepState | undefined;
   let stepCount = 0;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
   let fatal = false;
 
   function openStep(message: Record<string, unknown> | undefined): void {
@@ -127,13 +124,9 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
     const finishReason = reason ?? anthropicFinishReason(s.stopReason);
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
     if (s.stopReason) e.rawFinishReason = s.stopReason;
-    if (Object.keys(s.usage).length > 0) {
-      e.usage = anthropicUsage(s.usage);
-      total = addUsage(total, e.usage);
-    }
+    if (Object.keys(s.usage).length > 0) e.usage = anthropicUsage(s.usage);
     if (Object.keys(s.finishMeta).length > 0) e.providerMetadata = { anthropic: s.finishMeta };
-    lastFinish = finishReason;
-    lastRawFinish = s.stopReason;
+    totals.add(e);
     out.emit(e);
   }
 
@@ -198,13 +191,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
       out.emit({ type: 'custom', name: 'anthropic.fallback', value: rest(cb, ['type']) ?? {} });
     } else {
       blocks.set(index, { kind: 'unknown', id });
-      out.emit({
-        type: 'raw',
-        source: 'anthropic',
-        event: { type: 'content_block_start', index, content_block: cb } as Json,
-        reason: `unknown content block type ${JSON.stringify(type)}`,
-        ...(where ? { where } : {}),
-      });
+      kit.raw({ type: 'content_block_start', index, content_block: cb }, `unknown content block type ${JSON.stringify(type)}`, where);
     }
   }
 
@@ -338,13 +325,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
         }
         break;
     }
-    out.emit({
-      type: 'raw',
-      source: 'anthropic',
-      event: ev as Json,
-      reason: `delta type ${JSON.stringify(d.type)} does not fit a ${b.kind} block`,
-      ...(where ? { where } : {}),
-    });
+    kit.raw(ev, `delta type ${JSON.stringify(d.type)} does not fit a ${b.kind} block`, where);
   }
 
   function handle(ev: Record<string, unknown>, where?: Location): void {
@@ -434,10 +415,7 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
         closeStep('error');
       }
       if (!out.started && !fatal) kit.empty('the stream contained no Anthropic events');
-      const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
-      if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
-      if (total) e.usage = total;
-      out.emit(e);
+      out.emit(totals.runFinish(fatal));
     },
   });
 }

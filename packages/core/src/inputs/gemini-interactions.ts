@@ -7,11 +7,11 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
+import { sumCounts, usageOf } from '../model/usage.ts';
 import { finishReasonFrom } from '../model/vocabulary.ts';
 import type { Decoder } from './decoder.ts';
 import { charOffset } from './gemini.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, str, sub } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, str, sub } from './kit/index.ts';
 
 type BlockState =
   | { kind: 'output'; id: string; open: boolean; text: string }
@@ -140,9 +140,7 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
   let step: Step | undefined;
   let stepCount = 0;
   let completed = false;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
   let lastStatus: string | undefined;
   let fatal = false;
 
@@ -191,13 +189,9 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
     for (const index of [...blocks.keys()]) stop(index);
     const e: EventInit = { type: 'step-finish', stepId: step.id, finishReason: reason };
     if (status) e.rawFinishReason = status;
-    if (usage) {
-      e.usage = interactionsUsage(usage);
-      total = addUsage(total, e.usage);
-    }
+    if (usage) e.usage = interactionsUsage(usage);
     if (meta) e.providerMetadata = google(meta);
-    lastFinish = reason;
-    lastRawFinish = status;
+    totals.add(e);
     step = undefined;
     out.emit(e);
   }
@@ -518,10 +512,7 @@ export function createGeminiInteractionsDecoder(options: DecoderOptions = {}): D
         kit.empty('the stream contained no Interactions API events');
         fatal = true;
       }
-      const e: EventInit = { type: 'run-finish', finishReason: fatal ? 'error' : (lastFinish ?? 'other') };
-      if (!fatal && lastRawFinish) e.rawFinishReason = lastRawFinish;
-      if (total) e.usage = total;
-      out.emit(e);
+      out.emit(totals.runFinish(fatal));
     },
   });
 }

@@ -21,7 +21,6 @@ import {
   isObject,
   num,
   type Obj,
-  parseToolInput,
   rest,
   str,
 } from './kit/index.ts';
@@ -69,22 +68,9 @@ function geminiSimpleHandlers(ctx: AgentLineContext): AgentLineHandlers {
     blocks.closeAll();
     const toolCallId = str(d, 'id', 'call_id', 'tool_call_id') ?? `call_${++calls}`;
     const toolName = str(d, 'name') ?? 'unknown';
-    const args = d.args ?? d.arguments;
-    let input = (args ?? {}) as Json;
-    let inputError: string | undefined;
-    if (typeof args === 'string') ({ input, inputError } = parseToolInput(args, 'function arguments'));
     pending.push({ id: toolCallId, name: toolName });
     const meta = rest(d, ['id', 'call_id', 'tool_call_id', 'name', 'args', 'arguments']);
-    const start: EventInit = { type: 'tool-input-start', toolCallId, toolName };
-    const end: EventInit = { type: 'tool-input-end', toolCallId, toolName, input };
-    if (inputError) end.inputError = inputError;
-    if (meta) {
-      start.providerMetadata = { [PROVIDER]: meta };
-      end.providerMetadata = { [PROVIDER]: meta };
-    }
-    out.emit(start);
-    if (typeof args === 'string' && args !== '') out.emit({ type: 'tool-input-delta', toolCallId, delta: args });
-    out.emit(end);
+    ctx.wholeToolCall({ toolCallId, toolName, args: d.args ?? d.arguments, what: 'function arguments', meta });
   }
 
   function functionResponse(d: Obj): void {

@@ -14,10 +14,10 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage, sumCounts, usageOf } from '../model/usage.ts';
+import { sumCounts, usageOf } from '../model/usage.ts';
 import { finishReasonFrom } from '../model/vocabulary.ts';
 import type { Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, sub } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, sub } from './kit/index.ts';
 
 const FINISH_REASONS: Record<string, FinishReason> = {
   STOP: 'stop',
@@ -622,9 +622,7 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
   const { out, error, raw } = kit;
   let step: Step | undefined;
   let stepCount = 0;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
   let fatal = false;
   let blockedReason: string | undefined;
   let seenValue = false;
@@ -681,14 +679,10 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     const rawReason = s.finishReason ?? s.blocked;
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
     if (rawReason) e.rawFinishReason = rawReason;
-    if (s.usage) {
-      e.usage = geminiUsage(s.usage);
-      total = addUsage(total, e.usage);
-    }
+    if (s.usage) e.usage = geminiUsage(s.usage);
     if (s.citationSources.length) s.meta.citationMetadata = { citationSources: s.citationSources };
     if (Object.keys(s.meta).length) e.providerMetadata = google(s.meta);
-    lastFinish = finishReason;
-    lastRawFinish = rawReason;
+    totals.add(e);
     out.emit(e);
   }
 
@@ -916,7 +910,7 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
     if (isObject(v.usageMetadata)) {
       // Live sessions report usage in periodic increments.
       const usage = geminiUsage(v.usageMetadata);
-      total = addUsage(total, usage);
+      totals.addUsage(usage);
       out.emit({ type: 'usage', scope: 'increment', usage });
     }
     for (const k of ['sessionResumptionUpdate', 'goAway'])
@@ -973,12 +967,8 @@ export function createGeminiDecoder(options: DecoderOptions = {}): Decoder {
         kit.empty('the stream contained no Gemini responses');
         fatal = true;
       }
-      const reason: FinishReason = blockedReason ? 'content-filter' : fatal ? 'error' : (lastFinish ?? 'other');
-      const e: EventInit = { type: 'run-finish', finishReason: reason };
-      const rawReason = blockedReason ?? (fatal ? undefined : lastRawFinish);
-      if (rawReason) e.rawFinishReason = rawReason;
-      if (total) e.usage = total;
-      out.emit(e);
+      const blocked = blockedReason ? { finishReason: 'content-filter' as const, rawFinishReason: blockedReason } : undefined;
+      out.emit(totals.runFinish(fatal, 'other', blocked));
     },
   });
 }

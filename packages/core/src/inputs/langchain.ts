@@ -21,7 +21,7 @@ import { toTodos } from '../model/todos.ts';
 import { addUsage, usageOf } from '../model/usage.ts';
 import { finishReasonFrom } from '../model/vocabulary.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, shown, str } from './kit/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -199,9 +199,8 @@ export class LcContext extends Kit {
   subagentId: string | undefined;
   private readonly ids = new Set<string>();
   readonly tools = new Map<string, ToolRecord>();
-  total: Usage | undefined;
-  lastFinish: FinishReason | undefined;
-  lastRawFinish: string | undefined;
+  /** The model calls' summed usage and last finish reason, for the run-finish. */
+  readonly totals = new StepTotals();
   fatal = false;
   private todosJson: string | undefined;
   todos: Todo[] = [];
@@ -317,13 +316,6 @@ export class LcContext extends Kit {
       return;
     }
     this.emit({ type: 'custom', name, value: (value ?? null) as Json });
-  }
-
-  /** Records a finished model call (for the run's finish reason and total usage). */
-  modelFinished(r: MessageResult): void {
-    this.lastFinish = r.finishReason;
-    this.lastRawFinish = r.rawFinishReason;
-    if (r.usage) this.total = addUsage(this.total, r.usage);
   }
 }
 
@@ -1068,7 +1060,7 @@ export function createLangchainDecoder(options: DecoderOptions = {}): Decoder {
       end = readMessage(data.output)?.fields;
     }
     const result = (info.model as AiMessage).close(info.modelName, end);
-    ctx.modelFinished(result);
+    ctx.totals.add(result);
     const s = info.step ?? step;
     if (s) {
       s.results.push(result);
@@ -1157,12 +1149,7 @@ export function createLangchainDecoder(options: DecoderOptions = {}): Decoder {
 
   function finishRun(ev?: Obj): void {
     if (step) closeStep(step);
-    const e: EventInit = {
-      type: 'run-finish',
-      finishReason: ctx.fatal ? 'error' : (ctx.lastFinish ?? 'stop'),
-    };
-    if (!ctx.fatal && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
-    if (ctx.total) e.usage = ctx.total;
+    const e = ctx.totals.runFinish(ctx.fatal, 'stop');
     if (ev) {
       const data = isObject(ev.data) ? ev.data : {};
       if (data.output !== undefined) e.providerMetadata = { langchain: { output: data.output as Json } };

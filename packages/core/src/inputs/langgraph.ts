@@ -254,7 +254,7 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
     if (m.closed) return;
     const r = m.close(s.model, end);
     s.results.push(r);
-    ctx.modelFinished(r);
+    ctx.totals.add(r);
   }
 
   /** An AI message chunk (or whole AI message) from `messages` mode. */
@@ -553,11 +553,8 @@ export function createLanggraphDecoder(options: DecoderOptions = {}): Decoder {
         ctx.fatal = true;
       }
       // After an interrupt the emitter names what the run waits for (pending, finishReason tool-calls / other).
-      const e: EventInit = { type: 'run-finish', finishReason: ctx.fatal ? 'error' : (ctx.lastFinish ?? 'stop') };
-      if (!ctx.fatal && waiting.interrupted) e.rawFinishReason = 'interrupt';
-      else if (!ctx.fatal && ctx.lastRawFinish !== undefined) e.rawFinishReason = ctx.lastRawFinish;
-      if (ctx.total) e.usage = ctx.total;
-      ctx.emit(e);
+      const interrupt = !ctx.fatal && waiting.interrupted ? 'interrupt' : undefined;
+      ctx.emit(ctx.totals.runFinish(ctx.fatal, 'stop', { rawFinishReason: interrupt }));
     },
   });
 }

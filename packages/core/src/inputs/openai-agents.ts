@@ -20,10 +20,9 @@
  * event: it ends when the run ends (or pauses for approvals).
  */
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
-import type { EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage } from '../model/usage.ts';
+import type { EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
 import type { Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, str } from './kit/index.ts';
 import { createResponsesCore, detectOpenAIResponses } from './openai-responses.ts';
 
 /** providerMetadata key for what the Agents SDK adds (request id, its usage accounting, run items). */
@@ -165,9 +164,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
   const { out, invalid, raw } = kit;
   let agentName: string | undefined = options.agent;
   let doneInfo: JsonObject | undefined;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
   let fatal = false;
   let stepCount = 0;
   let blockCount = 0;
@@ -177,12 +174,6 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
   const seen = new Set<string>();
   const toolNames = new Map<string, string>();
   const approvals = new Set<string>();
-
-  function finished(e: EventOf<'step-finish'>): void {
-    if (e.usage) total = addUsage(total, e.usage);
-    lastFinish = e.finishReason;
-    lastRawFinish = e.rawFinishReason;
-  }
 
   const core = createResponsesCore(out, {
     source: SOURCE,
@@ -197,7 +188,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
         e.providerMetadata = { ...e.providerMetadata, [PM]: doneInfo };
         doneInfo = undefined;
       }
-      finished(e);
+      totals.add(e);
     },
   });
 
@@ -261,7 +252,7 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
     if (response && isObject(response.usage)) e.usage = agentsUsage(response.usage);
     const meta = response ? rest(response, ['id', 'usage', 'output']) : undefined;
     if (meta) e.providerMetadata = { [PM]: meta };
-    finished(e as EventOf<'step-finish'>);
+    totals.add(e);
     nheld = e;
   }
 
@@ -541,13 +532,8 @@ export function createOpenAIAgentsDecoder(options: DecoderOptions = {}): Decoder
       }
       const isError = fatal || core.fatal;
       // Approvals left unanswered: the emitter names them (run-finish.pending, finishReason tool-calls).
-      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (lastFinish ?? 'other') };
-      if (!isError) {
-        if (approvals.size > 0) e.rawFinishReason = 'tool_approval_requested';
-        else if (lastRawFinish) e.rawFinishReason = lastRawFinish;
-      }
-      if (total) e.usage = total;
-      out.emit(e);
+      const approval = !isError && approvals.size > 0 ? 'tool_approval_requested' : undefined;
+      out.emit(totals.runFinish(isError, 'other', { rawFinishReason: approval }));
     },
   });
 }

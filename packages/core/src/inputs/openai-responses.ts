@@ -11,9 +11,9 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, EventOf, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { addUsage, usageOf } from '../model/usage.ts';
+import { usageOf } from '../model/usage.ts';
 import { at, type Decoder } from './decoder.ts';
-import { isObject, Kit, num, type Obj, parseToolInput, rest, shown, str } from './kit/index.ts';
+import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, shown, str } from './kit/index.ts';
 
 /** The providerMetadata key @ai-sdk/openai uses, so item ids and encrypted reasoning round-trip. */
 const PM = 'openai';
@@ -119,9 +119,8 @@ export interface ResponsesCore {
   readonly stepHeld: boolean;
   /** True once a provider error was reported (the run ends with `error`). */
   readonly fatal: boolean;
-  readonly lastFinish: FinishReason | undefined;
-  readonly lastRawFinish: string | undefined;
-  readonly total: Usage | undefined;
+  /** The finished steps' summed usage and last finish reason. */
+  readonly totals: StepTotals;
   /** True when an item id or tool call id was seen in the Responses events (`output:<id>` once its output was). */
   knows(id: string): boolean;
   /** Records an id decoded elsewhere (so that later Responses items with it are recognised). */
@@ -524,7 +523,6 @@ function responsesParts({ kit, field, known, sources, tools, uniqueBlock, curren
     toolRaw,
     reconcile,
     toolEnd,
-    expandBuffered,
     toolOutput,
     emitSource,
     textPart,
@@ -554,32 +552,13 @@ function responsesItems(
   parts: ReturnType<typeof responsesParts>,
 ) {
   const { out, raw } = kit;
-  const {
-    newItem,
-    registerTool,
-    toolStart,
-    toolDelta,
-    toolRaw,
-    reconcile,
-    toolEnd,
-    toolOutput,
-    emitSource,
-    textPart,
-    textDelta,
-    annotation,
-    closeText,
-    reasoningOpen,
-    reasoningPart,
-    reasoningDelta,
-    reasoningClose,
-  } = parts;
 
   // Added / done ----------------------------------------------------------------------------------
 
   function itemAdded(s: StepState, index: number, item: Obj, where?: Location): void {
     const previous = s.items.get(index);
     if (previous && !previous.done) finishItem(s, previous, undefined);
-    const state = newItem(s, index, item);
+    const state = parts.newItem(s, index, item);
     const id = state.id ?? state.key;
     const callId = str(item, 'call_id');
     switch (state.type) {
@@ -588,41 +567,41 @@ function responsesItems(
       case 'reasoning': {
         state.reasoning = { enc: (item.encrypted_content ?? null) as Json, parts: new Map(), initialClaimed: false };
         // Like @ai-sdk/openai: a reasoning block opens with the item (it carries the encrypted content even without a summary).
-        state.reasoning.initial = reasoningOpen(state, uniqueBlock(`${state.key}:0`));
+        state.reasoning.initial = parts.reasoningOpen(state, uniqueBlock(`${state.key}:0`));
         return;
       }
       case 'function_call': {
         const name = str(item, 'name') ?? 'unknown';
-        const t = registerTool(state, callId ?? id, name, false, 'json');
+        const t = parts.registerTool(state, callId ?? id, name, false, 'json');
         t.buffered = expandParallel && (name === 'parallel' || name === 'multi_tool_use.parallel');
-        if (!t.buffered) toolStart(t);
-        if (typeof item.arguments === 'string') toolDelta(t, item.arguments);
+        if (!t.buffered) parts.toolStart(t);
+        if (typeof item.arguments === 'string') parts.toolDelta(t, item.arguments);
         return;
       }
       case 'custom_tool_call': {
-        const t = registerTool(state, callId ?? id, str(item, 'name') ?? 'unknown', false, 'text');
-        toolStart(t);
-        if (typeof item.input === 'string') toolDelta(t, item.input);
+        const t = parts.registerTool(state, callId ?? id, str(item, 'name') ?? 'unknown', false, 'text');
+        parts.toolStart(t);
+        if (typeof item.input === 'string') parts.toolDelta(t, item.input);
         return;
       }
       case 'mcp_call': {
         const approval = str(item, 'approval_request_id');
         const toolCallId = (approval && approvals.get(approval)) ?? id;
-        const t = registerTool(state, toolCallId, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
+        const t = parts.registerTool(state, toolCallId, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
         // A call answering an approval request was announced with it (an earlier response): only its output is new.
         t.ended = toolCallId !== id;
         t.started = t.ended;
-        toolStart(t);
-        if (!t.ended && typeof item.arguments === 'string') toolDelta(t, item.arguments);
+        parts.toolStart(t);
+        if (!t.ended && typeof item.arguments === 'string') parts.toolDelta(t, item.arguments);
         return;
       }
       case 'mcp_list_tools':
-        toolStart(registerTool(state, id, 'mcp_list_tools', true, 'json'));
+        parts.toolStart(parts.registerTool(state, id, 'mcp_list_tools', true, 'json'));
         return;
       case 'mcp_approval_request': {
-        const t = registerTool(state, id, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
+        const t = parts.registerTool(state, id, `mcp.${str(item, 'name') ?? 'unknown'}`, true, 'json');
         approvals.set(id, t.toolCallId);
-        toolStart(t);
+        parts.toolStart(t);
         return;
       }
       case 'web_search_call':
@@ -631,54 +610,54 @@ function responsesItems(
         // Like @ai-sdk/openai: the call is complete (input {}) as soon as it is added; the item is the result.
         const name =
           state.type === 'web_search_call' ? 'web_search' : state.type === 'file_search_call' ? 'file_search' : 'image_generation';
-        const t = registerTool(state, id, name, true, 'json');
-        toolEnd(t, {}, state.id ? { itemId: state.id } : undefined);
+        const t = parts.registerTool(state, id, name, true, 'json');
+        parts.toolEnd(t, {}, state.id ? { itemId: state.id } : undefined);
         return;
       }
       case 'code_interpreter_call': {
-        const t = registerTool(state, id, 'code_interpreter', true, 'escaped');
+        const t = parts.registerTool(state, id, 'code_interpreter', true, 'escaped');
         const container = typeof item.container_id === 'string' ? item.container_id : '';
-        toolDelta(t, `{"containerId":${JSON.stringify(container)},"code":"`);
+        parts.toolDelta(t, `{"containerId":${JSON.stringify(container)},"code":"`);
         t.closer = '"}';
-        if (typeof item.code === 'string') toolRaw(t, item.code);
+        if (typeof item.code === 'string') parts.toolRaw(t, item.code);
         return;
       }
       case 'apply_patch_call': {
-        const t = registerTool(state, callId ?? id, 'apply_patch', false, 'escaped');
+        const t = parts.registerTool(state, callId ?? id, 'apply_patch', false, 'escaped');
         const op = isObject(item.operation) ? item.operation : {};
         if (op.type === 'delete_file') {
           // Whole at once: delete_file has no diff.
           t.stream = 'json';
-          toolDelta(t, JSON.stringify({ callId: t.toolCallId, operation: op }));
+          parts.toolDelta(t, JSON.stringify({ callId: t.toolCallId, operation: op }));
           return;
         }
-        toolDelta(
+        parts.toolDelta(
           t,
           `{"callId":${JSON.stringify(t.toolCallId)},"operation":{"type":${JSON.stringify(op.type ?? '')},"path":${JSON.stringify(op.path ?? '')},"diff":"`,
         );
         t.closer = '"}}';
-        if (typeof op.diff === 'string') toolRaw(t, op.diff);
+        if (typeof op.diff === 'string') parts.toolRaw(t, op.diff);
         return;
       }
       case 'tool_search_call': {
         // A client-side search starts at output_item.done, whose call_id is final (it can differ from the added one).
         if (item.execution === 'client') return;
-        toolStart(registerTool(state, id, 'tool_search', true, 'json'));
+        parts.toolStart(parts.registerTool(state, id, 'tool_search', true, 'json'));
         return;
       }
       case 'local_shell_call':
-        toolStart(registerTool(state, callId ?? id, 'local_shell', false, 'json'));
+        parts.toolStart(parts.registerTool(state, callId ?? id, 'local_shell', false, 'json'));
         return;
       case 'shell_call': {
         const env = isObject(item.environment) ? str(item.environment, 'type') : undefined;
-        toolStart(registerTool(state, callId ?? id, 'shell', env?.startsWith('container') ?? false, 'json'));
+        parts.toolStart(parts.registerTool(state, callId ?? id, 'shell', env?.startsWith('container') ?? false, 'json'));
         return;
       }
       case 'computer_call':
-        toolStart(registerTool(state, callId ?? id, 'computer', false, 'json'));
+        parts.toolStart(parts.registerTool(state, callId ?? id, 'computer', false, 'json'));
         return;
       case 'program':
-        toolStart(registerTool(state, callId ?? id, 'programmatic_tool_calling', true, 'json'));
+        parts.toolStart(parts.registerTool(state, callId ?? id, 'programmatic_tool_calling', true, 'json'));
         return;
       case 'shell_call_output':
       case 'tool_search_output':
@@ -722,25 +701,27 @@ function responsesItems(
           if (!isObject(c)) return;
           const final = c.type === 'refusal' ? c.refusal : c.text;
           if (typeof final !== 'string') return;
-          const part = textPart(state, ci, c.type);
+          const part = parts.textPart(state, ci, c.type);
           if (part.refusal) s.hasRefusal = true;
-          reconcile(part.text, final, { type: 'response.output_item.done', item: done } as Obj, where, (d) => textDelta(part, d));
+          parts.reconcile(part.text, final, { type: 'response.output_item.done', item: done } as Obj, where, (d) =>
+            parts.textDelta(part, d),
+          );
           if (Array.isArray(c.annotations)) {
             for (let i = part.annotations; i < c.annotations.length; i++) {
               const a = c.annotations[i];
-              if (isObject(a)) annotation(state, part, a, i);
+              if (isObject(a)) parts.annotation(state, part, a, i);
             }
           }
           if (part.logprobs.length === 0 && Array.isArray(c.logprobs) && c.logprobs.length > 0) part.logprobs = c.logprobs as Json[];
         });
         const extra = item ? { ...rest(done, ['id', 'type', 'role', 'content', 'phase', 'status']), ...outputMeta } : undefined;
         const status = str(done, 'status');
-        const parts = [...state.parts.entries()].sort((a, b) => a[0] - b[0]);
-        parts.forEach(([, part], i) => {
-          const last = i === parts.length - 1;
+        const ordered = [...state.parts.entries()].sort((a, b) => a[0] - b[0]);
+        ordered.forEach(([, part], i) => {
+          const last = i === ordered.length - 1;
           const x: JsonObject = { ...(last ? extra : undefined) };
           if (last && status !== undefined && status !== 'completed') x.status = status;
-          closeText(state, part, Object.keys(x).length > 0 ? x : undefined);
+          parts.closeText(state, part, Object.keys(x).length > 0 ? x : undefined);
         });
         return;
       }
@@ -751,16 +732,16 @@ function responsesItems(
         if (Array.isArray(done.summary)) {
           done.summary.forEach((p, i) => {
             if (isObject(p) && typeof p.text === 'string' && p.text !== (r.parts.get(`s${i}`)?.text ?? '')) {
-              const part = reasoningPart(state, `s${i}`);
-              reconcile(part.text, p.text, ev, where, (d) => reasoningDelta(part, d));
+              const part = parts.reasoningPart(state, `s${i}`);
+              parts.reconcile(part.text, p.text, ev, where, (d) => parts.reasoningDelta(part, d));
             }
           });
         }
         if (Array.isArray(done.content)) {
           done.content.forEach((p, i) => {
             if (isObject(p) && typeof p.text === 'string' && p.text !== (r.parts.get(`c${i}`)?.text ?? '')) {
-              const part = reasoningPart(state, `c${i}`);
-              reconcile(part.text, p.text, ev, where, (d) => reasoningDelta(part, d));
+              const part = parts.reasoningPart(state, `c${i}`);
+              parts.reconcile(part.text, p.text, ev, where, (d) => parts.reasoningDelta(part, d));
             }
           });
         }
@@ -774,43 +755,45 @@ function responsesItems(
         const open = new Set<ReasoningPart>();
         if (r.initial && r.initial.state !== 'closed') open.add(r.initial);
         for (const p of r.parts.values()) if (p.state !== 'closed') open.add(p);
-        for (const p of open) reasoningClose(state, p, final);
+        for (const p of open) parts.reasoningClose(state, p, final);
         return;
       }
       case 'function_call':
       case 'custom_tool_call': {
         const t = state.tool as ToolState;
         const finalText = state.type === 'function_call' ? done.arguments : done.input;
-        reconcile(t.text, finalText, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
+        parts.reconcile(t.text, finalText, { type: 'response.output_item.done', item: done } as Obj, where, (d) => parts.toolDelta(t, d));
         if (item || t.started || t.buffered) s.hasFunctionCall = true;
         const meta: JsonObject = { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'name', 'arguments', 'input']) };
         if (state.type === 'custom_tool_call') meta.type = 'custom_tool_call';
-        return toolEnd(t, undefined, Object.keys(meta).length > 0 ? meta : undefined);
+        return parts.toolEnd(t, undefined, Object.keys(meta).length > 0 ? meta : undefined);
       }
       case 'mcp_call': {
         const t = state.tool as ToolState;
         if (!t.ended) {
-          reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolDelta(t, d));
-          toolEnd(t, undefined, itemMeta);
+          parts.reconcile(t.text, done.arguments, { type: 'response.output_item.done', item: done } as Obj, where, (d) =>
+            parts.toolDelta(t, d),
+          );
+          parts.toolEnd(t, undefined, itemMeta);
         }
         if (!item) return;
         const err = done.error;
         const failed = err === null || err === undefined ? undefined : typeof err === 'string' ? err : JSON.stringify(err);
-        return toolOutput(t.toolCallId, t.toolName, true, done as Json, failed);
+        return parts.toolOutput(t.toolCallId, t.toolName, true, done as Json, failed);
       }
       case 'mcp_list_tools': {
         const t = state.tool as ToolState;
-        toolEnd(t, { server_label: (done.server_label ?? null) as Json }, itemMeta);
+        parts.toolEnd(t, { server_label: (done.server_label ?? null) as Json }, itemMeta);
         if (!item) return;
-        return toolOutput(t.toolCallId, t.toolName, true, done as Json, done.error ? JSON.stringify(done.error) : undefined);
+        return parts.toolOutput(t.toolCallId, t.toolName, true, done as Json, done.error ? JSON.stringify(done.error) : undefined);
       }
       case 'mcp_approval_request': {
         const t = state.tool as ToolState;
         const args = typeof done.arguments === 'string' ? done.arguments : '';
-        toolDelta(t, args);
+        parts.toolDelta(t, args);
         const meta: JsonObject = { ...itemMeta, approvalRequestId: id };
         if (typeof done.server_label === 'string') meta.serverLabel = done.server_label;
-        toolEnd(t, undefined, meta);
+        parts.toolEnd(t, undefined, meta);
         if (item) approvalRequest(out, pendingApprovals, t, id, done);
         return;
       }
@@ -821,11 +804,11 @@ function responsesItems(
         if (!item) return;
         const status = str(done, 'status');
         const failed = status === 'failed' || status === 'incomplete' ? `${state.type} ${status}` : undefined;
-        toolOutput(t.toolCallId, t.toolName, true, done as Json, failed, false, outputMeta);
+        parts.toolOutput(t.toolCallId, t.toolName, true, done as Json, failed, false, outputMeta);
         if (state.type === 'web_search_call' && isObject(done.action) && Array.isArray(done.action.sources)) {
           done.action.sources.forEach((src, i) => {
             if (isObject(src) && typeof src.url === 'string')
-              emitSource(`url:${src.url}`, {
+              parts.emitSource(`url:${src.url}`, {
                 type: 'source',
                 sourceId: `${t.toolCallId}:${i}`,
                 kind: 'url',
@@ -838,7 +821,7 @@ function responsesItems(
           done.results.forEach((r, i) => {
             if (!isObject(r) || typeof r.file_id !== 'string') return;
             const filename = typeof r.filename === 'string' ? r.filename : r.file_id;
-            emitSource(`file_search:${r.file_id}`, {
+            parts.emitSource(`file_search:${r.file_id}`, {
               type: 'source',
               sourceId: `${t.toolCallId}:${i}`,
               kind: 'document',
@@ -862,26 +845,26 @@ function responsesItems(
       }
       case 'code_interpreter_call': {
         const t = state.tool as ToolState;
-        reconcile(t.raw, done.code, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolRaw(t, d));
+        parts.reconcile(t.raw, done.code, { type: 'response.output_item.done', item: done } as Obj, where, (d) => parts.toolRaw(t, d));
         const container = (done.container_id ?? null) as Json;
-        toolEnd(t, { code: t.raw, containerId: container }, itemMeta);
-        if (item) toolOutput(t.toolCallId, t.toolName, true, done as Json);
+        parts.toolEnd(t, { code: t.raw, containerId: container }, itemMeta);
+        if (item) parts.toolOutput(t.toolCallId, t.toolName, true, done as Json);
         return;
       }
       case 'apply_patch_call': {
         const t = state.tool as ToolState;
         const op = isObject(done.operation) ? done.operation : undefined;
         if (t.stream === 'escaped')
-          reconcile(t.raw, op?.diff, { type: 'response.output_item.done', item: done } as Obj, where, (d) => toolRaw(t, d));
+          parts.reconcile(t.raw, op?.diff, { type: 'response.output_item.done', item: done } as Obj, where, (d) => parts.toolRaw(t, d));
         if (done.status === 'completed') s.hasFunctionCall = true;
         const input: JsonObject = { callId: t.toolCallId, operation: (op ?? { diff: t.raw }) as Json };
-        return toolEnd(t, item ? input : undefined, { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'operation']) });
+        return parts.toolEnd(t, item ? input : undefined, { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'operation']) });
       }
       case 'tool_search_call': {
-        const t = state.tool ?? registerTool(state, str(done, 'call_id') ?? id, 'tool_search', false, 'json');
+        const t = state.tool ?? parts.registerTool(state, str(done, 'call_id') ?? id, 'tool_search', false, 'json');
         if (t.providerExecuted) s.hostedToolSearch.push(t.toolCallId);
         const input: JsonObject = { arguments: (done.arguments ?? null) as Json, call_id: t.providerExecuted ? null : t.toolCallId };
-        return toolEnd(t, input, { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'arguments']) });
+        return parts.toolEnd(t, input, { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'arguments']) });
       }
       case 'local_shell_call':
       case 'shell_call':
@@ -914,7 +897,7 @@ function responsesItems(
           input = { code: (done.code ?? '') as Json, fingerprint: (done.fingerprint ?? null) as Json };
         }
         const meta: JsonObject = { ...itemMeta, ...rest(done, ['id', 'type', 'call_id', 'code', 'fingerprint']) };
-        return toolEnd(t, item ? input : undefined, meta);
+        return parts.toolEnd(t, item ? input : undefined, meta);
       }
       case 'shell_call_output':
       case 'tool_search_output':
@@ -931,7 +914,7 @@ function responsesItems(
               ? 'tool_search'
               : 'programmatic_tool_calling');
         const providerExecuted = call?.providerExecuted ?? (state.type !== 'tool_search_output' || done.execution !== 'client');
-        return toolOutput(toolCallId, toolName, providerExecuted, done as Json, undefined, false, outputMeta);
+        return parts.toolOutput(toolCallId, toolName, providerExecuted, done as Json, undefined, false, outputMeta);
       }
       case 'compaction': {
         if (!item) return;
@@ -954,46 +937,47 @@ function responsesItems(
 function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: ReturnType<typeof responsesParts>) {
   const { raw } = kit;
   const invalid = (where: Location | undefined, f: string, expected: string) => kit.invalid(where, field(f), expected);
-  const {
-    findItem,
-    textPart,
-    textDelta,
-    annotation,
-    reasoningPart,
-    reasoningDelta,
-    reasoningClose,
-    reconcile,
-    toolDelta,
-    toolRaw,
-    toolOutput,
-  } = parts;
+
+  /** A `.delta` event appends its text; a `.done` one brings the final text, checked against what streamed. */
+  function deltaOrDone(
+    type: string,
+    ev: Obj,
+    where: Location | undefined,
+    streamed: string,
+    final: unknown,
+    append: (d: string) => void,
+  ): void {
+    if (!type.endsWith('.delta')) return parts.reconcile(streamed, final, ev, where, append);
+    if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
+    append(ev.delta);
+  }
 
   function itemEvent(ev: Obj, type: string, where?: Location): void {
     const step = currentStep();
     switch (type) {
       case 'response.content_part.added':
       case 'response.content_part.done': {
-        const item = findItem(ev, where, 'message or reasoning');
+        const item = parts.findItem(ev, where, 'message or reasoning');
         if (!item) return;
         const part = isObject(ev.part) ? ev.part : {};
         const ci = typeof ev.content_index === 'number' ? ev.content_index : 0;
         if (item.type === 'message') {
-          const p = textPart(item, ci, part.type);
+          const p = parts.textPart(item, ci, part.type);
           if (part.type === 'refusal' && step) step.hasRefusal = true;
           if (type === 'response.content_part.done') {
             const final = part.type === 'refusal' ? part.refusal : part.text;
-            reconcile(p.text, final, ev, where, (d) => textDelta(p, d));
+            parts.reconcile(p.text, final, ev, where, (d) => parts.textDelta(p, d));
             if (Array.isArray(part.annotations))
               for (let i = p.annotations; i < part.annotations.length; i++) {
                 const a = part.annotations[i];
-                if (isObject(a)) annotation(item, p, a, i);
+                if (isObject(a)) parts.annotation(item, p, a, i);
               }
           }
           return;
         }
         if (item.type === 'reasoning') {
-          const p = reasoningPart(item, `c${ci}`);
-          if (type === 'response.content_part.done') reconcile(p.text, part.text, ev, where, (d) => reasoningDelta(p, d));
+          const p = parts.reasoningPart(item, `c${ci}`);
+          if (type === 'response.content_part.done') parts.reconcile(p.text, part.text, ev, where, (d) => parts.reasoningDelta(p, d));
           return;
         }
         return raw(ev, `content part for a ${item.type} item`, where);
@@ -1001,34 +985,34 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
       case 'response.output_text.delta':
       case 'response.refusal.delta': {
         if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-        const item = findItem(ev, where, 'message');
+        const item = parts.findItem(ev, where, 'message');
         if (!item) return;
         if (item.type !== 'message') return raw(ev, `text delta for a ${item.type} item`, where);
         const ci = typeof ev.content_index === 'number' ? ev.content_index : 0;
-        const p = textPart(item, ci, type === 'response.refusal.delta' ? 'refusal' : 'output_text');
+        const p = parts.textPart(item, ci, type === 'response.refusal.delta' ? 'refusal' : 'output_text');
         if (type === 'response.refusal.delta' && step) step.hasRefusal = true;
         if (Array.isArray(ev.logprobs) && ev.logprobs.length > 0) p.logprobs.push(...(ev.logprobs as Json[]));
-        return textDelta(p, ev.delta);
+        return parts.textDelta(p, ev.delta);
       }
       case 'response.output_text.done':
       case 'response.refusal.done': {
-        const item = findItem(ev, where, 'message');
+        const item = parts.findItem(ev, where, 'message');
         if (!item) return;
         if (item.type !== 'message') return raw(ev, `text for a ${item.type} item`, where);
         const ci = typeof ev.content_index === 'number' ? ev.content_index : 0;
-        const p = textPart(item, ci, type === 'response.refusal.done' ? 'refusal' : 'output_text');
+        const p = parts.textPart(item, ci, type === 'response.refusal.done' ? 'refusal' : 'output_text');
         if (type === 'response.refusal.done' && step) step.hasRefusal = true;
-        reconcile(p.text, type === 'response.refusal.done' ? ev.refusal : ev.text, ev, where, (d) => textDelta(p, d));
+        parts.reconcile(p.text, type === 'response.refusal.done' ? ev.refusal : ev.text, ev, where, (d) => parts.textDelta(p, d));
         if (p.logprobs.length === 0 && Array.isArray(ev.logprobs) && ev.logprobs.length > 0) p.logprobs = ev.logprobs as Json[];
         return;
       }
       case 'response.output_text.annotation.added': {
         if (!isObject(ev.annotation)) return invalid(where, 'annotation', 'an annotation object');
-        const item = findItem(ev, where, 'message');
+        const item = parts.findItem(ev, where, 'message');
         if (!item) return;
         const ci = typeof ev.content_index === 'number' ? ev.content_index : 0;
-        const p = textPart(item, ci, 'output_text');
-        return annotation(item, p, ev.annotation, typeof ev.annotation_index === 'number' ? ev.annotation_index : p.annotations);
+        const p = parts.textPart(item, ci, 'output_text');
+        return parts.annotation(item, p, ev.annotation, typeof ev.annotation_index === 'number' ? ev.annotation_index : p.annotations);
       }
       case 'response.reasoning_summary_part.added':
       case 'response.reasoning_summary_part.done':
@@ -1036,7 +1020,7 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
       case 'response.reasoning_summary_text.done':
       case 'response.reasoning_text.delta':
       case 'response.reasoning_text.done': {
-        const item = findItem(ev, where, 'reasoning');
+        const item = parts.findItem(ev, where, 'reasoning');
         if (!item) return;
         if (item.type !== 'reasoning') return raw(ev, `reasoning event for a ${item.type} item`, where);
         const summary = type.startsWith('response.reasoning_summary');
@@ -1046,21 +1030,17 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
         const r = item.reasoning;
         if (type === 'response.reasoning_summary_part.added' && r) {
           // Like @ai-sdk/openai: finished parts close when the next one starts; the last closes with the item (encrypted content).
-          for (const p of new Set([...r.parts.values()])) if (p.state === 'can-conclude') reasoningClose(item, p);
-          reasoningPart(item, key);
+          for (const p of new Set([...r.parts.values()])) if (p.state === 'can-conclude') parts.reasoningClose(item, p);
+          parts.reasoningPart(item, key);
           return;
         }
-        const p = reasoningPart(item, key);
+        const p = parts.reasoningPart(item, key);
         if (type === 'response.reasoning_summary_part.done') {
           if (p.state === 'open') p.state = 'can-conclude';
           const part = isObject(ev.part) ? ev.part : {};
-          return reconcile(p.text, part.text, ev, where, (d) => reasoningDelta(p, d));
+          return parts.reconcile(p.text, part.text, ev, where, (d) => parts.reasoningDelta(p, d));
         }
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return reasoningDelta(p, ev.delta);
-        }
-        return reconcile(p.text, ev.text, ev, where, (d) => reasoningDelta(p, d));
+        return deltaOrDone(type, ev, where, p.text, ev.text, (d) => parts.reasoningDelta(p, d));
       }
       case 'response.function_call_arguments.delta':
       case 'response.function_call_arguments.done':
@@ -1068,37 +1048,30 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
       case 'response.custom_tool_call_input.done':
       case 'response.mcp_call_arguments.delta':
       case 'response.mcp_call_arguments.done': {
-        const item = findItem(ev, where, 'tool call');
+        const item = parts.findItem(ev, where, 'tool call');
         if (!item) return;
         const t = item.tool;
         if (!t || t.stream === 'escaped' || (t.stream === 'text') !== type.startsWith('response.custom'))
           return raw(ev, `tool input for a ${item.type} item`, where);
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return toolDelta(t, ev.delta);
-        }
-        return reconcile(t.text, type.startsWith('response.custom') ? ev.input : ev.arguments, ev, where, (d) => toolDelta(t, d));
+        const final = type.startsWith('response.custom') ? ev.input : ev.arguments;
+        return deltaOrDone(type, ev, where, t.text, final, (d) => parts.toolDelta(t, d));
       }
       case 'response.code_interpreter_call_code.delta':
       case 'response.code_interpreter_call_code.done':
       case 'response.apply_patch_call_operation_diff.delta':
       case 'response.apply_patch_call_operation_diff.done': {
-        const item = findItem(ev, where, type.includes('code_interpreter') ? 'code_interpreter_call' : 'apply_patch_call');
+        const item = parts.findItem(ev, where, type.includes('code_interpreter') ? 'code_interpreter_call' : 'apply_patch_call');
         if (!item) return;
         const t = item.tool;
         if (t?.stream !== 'escaped' || t.ended) return raw(ev, `streamed code or diff for a ${item.type} item`, where);
-        if (type.endsWith('.delta')) {
-          if (typeof ev.delta !== 'string') return invalid(where, 'delta', 'a string');
-          return toolRaw(t, ev.delta);
-        }
-        reconcile(t.raw, type.includes('code_interpreter') ? ev.code : ev.diff, ev, where, (d) => toolRaw(t, d));
-        return; // the input completes with the item (its final form carries the whole operation / container)
+        // The input completes with the item (its final form carries the whole operation / container).
+        return deltaOrDone(type, ev, where, t.raw, type.includes('code_interpreter') ? ev.code : ev.diff, (d) => parts.toolRaw(t, d));
       }
       case 'response.image_generation_call.partial_image': {
-        const item = findItem(ev, where, 'image_generation_call');
+        const item = parts.findItem(ev, where, 'image_generation_call');
         if (!item?.tool) return;
         const output = rest(ev, ['type', 'sequence_number', 'output_index', 'item_id']) ?? {};
-        return toolOutput(item.tool.toolCallId, item.tool.toolName, true, output, undefined, true);
+        return parts.toolOutput(item.tool.toolCallId, item.tool.toolName, true, output, undefined, true);
       }
       case 'response.shell_call_command.added':
       case 'response.shell_call_command.delta':
@@ -1106,7 +1079,7 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
       case 'response.shell_call_output_content.delta':
       case 'response.shell_call_output_content.done':
         // Previews of what the shell item holds whole at output_item.done.
-        if (!findItem(ev, where, 'shell')) return;
+        if (!parts.findItem(ev, where, 'shell')) return;
         return;
     }
   }
@@ -1133,9 +1106,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
   let held: EventInit | undefined;
   let stepCount = 0;
   let fatal = false;
-  let total: Usage | undefined;
-  let lastFinish: FinishReason | undefined;
-  let lastRawFinish: string | undefined;
+  const totals = new StepTotals();
 
   const field = (f: string) => `${prefix}${f}`;
   const kit = new Kit(out, { source, metaKey: PM });
@@ -1221,9 +1192,8 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     const s = step;
     closeItems(s);
     step = undefined;
-    lastFinish = reason;
-    lastRawFinish = undefined;
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason: reason };
+    totals.add(e);
     options.decorateStepFinish?.(e as EventOf<'step-finish'>);
     out.emit(e);
   }
@@ -1303,10 +1273,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     const rawFinish = typeof reason === 'string' ? reason : str(response, 'status');
     const e: EventInit = { type: 'step-finish', stepId: s.id, finishReason };
     if (rawFinish) e.rawFinishReason = rawFinish;
-    if (isObject(response.usage)) {
-      e.usage = openaiResponsesUsage(response.usage);
-      total = addUsage(total, e.usage);
-    }
+    if (isObject(response.usage)) e.usage = openaiResponsesUsage(response.usage);
     const meta: JsonObject = {};
     if (typeof response.id === 'string') meta.responseId = response.id;
     if (typeof ev.sequence_number === 'number') meta.sequenceNumber = ev.sequence_number;
@@ -1324,8 +1291,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     if (extra) Object.assign(meta, extra);
     if (Object.keys(meta).length > 0) e.providerMetadata = { [PM]: meta };
     step = undefined;
-    lastFinish = finishReason;
-    lastRawFinish = rawFinish;
+    totals.add(e);
     options.decorateStepFinish?.(e as EventOf<'step-finish'>);
     if (options.holdStepFinish) held = e;
     else out.emit(e);
@@ -1483,15 +1449,7 @@ export function createResponsesCore(out: Emitter, options: ResponsesCoreOptions 
     get fatal() {
       return fatal;
     },
-    get lastFinish() {
-      return lastFinish;
-    },
-    get lastRawFinish() {
-      return lastRawFinish;
-    },
-    get total() {
-      return total;
-    },
+    totals,
     knows: (id) => known.has(id),
     remember: (id) => {
       known.add(id);
@@ -1543,10 +1501,7 @@ export function createOpenAIResponsesDecoder(options: OpenAIResponsesDecoderOpti
       }
       const isError = failed || core.fatal;
       // An approval left unanswered: the emitter names it (run-finish.pending, finishReason tool-calls).
-      const e: EventInit = { type: 'run-finish', finishReason: isError ? 'error' : (core.lastFinish ?? 'other') };
-      if (!isError && core.lastRawFinish) e.rawFinishReason = core.lastRawFinish;
-      if (core.total) e.usage = core.total;
-      out.emit(e);
+      out.emit(core.totals.runFinish(isError));
     },
   });
 }

@@ -18,7 +18,6 @@ import {
   type AgentLineHandlers,
   createAgentLineDecoder,
   type Obj,
-  parseToolInput,
   rest,
   str,
 } from './kit/index.ts';
@@ -59,23 +58,9 @@ function openaiSimpleHandlers(ctx: AgentLineContext): AgentLineHandlers {
     const toolName = str(d, 'name', 'tool') ?? 'unknown';
     if (str(d, 'name', 'tool') === undefined)
       kit.error('missing_field', `${describe(at(where, 'data.name'))}: expected the tool name`, at(where, 'data.name', 'string'));
-    const args = d.arguments ?? d.input ?? d.args;
-    let input: Json = (args ?? {}) as Json;
-    let inputError: string | undefined;
-    if (typeof args === 'string') {
-      // Text that is not JSON stays the input as sent.
-      ({ input, inputError } = parseToolInput(args, 'tool arguments'));
-    }
-    const meta = rest(d, ['id', 'tool_call_id', 'name', 'tool', 'arguments', 'input', 'args']);
-    const pm = meta ? { [PROVIDER]: meta } : undefined;
     toolNames.set(toolCallId, toolName);
-    out.emit({ type: 'tool-input-start', toolCallId, toolName, ...(pm ? { providerMetadata: pm } : {}) });
-    // The arguments text as sent (the parsed input may not reproduce it byte for byte).
-    if (typeof args === 'string' && args) out.emit({ type: 'tool-input-delta', toolCallId, delta: args });
-    const e: EventInit = { type: 'tool-input-end', toolCallId, toolName, input };
-    if (inputError) e.inputError = inputError;
-    if (pm) e.providerMetadata = pm;
-    out.emit(e);
+    const meta = rest(d, ['id', 'tool_call_id', 'name', 'tool', 'arguments', 'input', 'args']);
+    ctx.wholeToolCall({ toolCallId, toolName, args: d.arguments ?? d.input ?? d.args, what: 'tool arguments', meta });
   }
 
   function toolResult(d: Obj): void {

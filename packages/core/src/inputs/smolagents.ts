@@ -366,13 +366,7 @@ export function createSmolagentsDecoder(options: DecoderOptions = {}): Decoder {
     if (number !== undefined && doneNumbers.has(number) && !step && !pending) {
       // smolagents yields the last ActionStep again when max_steps is reached.
       maxSteps = true;
-      out.emit({
-        type: 'raw',
-        source: SOURCE,
-        event: v as Json,
-        reason: `ActionStep ${number} again (smolagents repeats the last step when max_steps is reached)`,
-        ...(where ? { where } : {}),
-      });
+      kit.raw(v, `ActionStep ${number} again (smolagents repeats the last step when max_steps is reached)`, where);
       return;
     }
     resolvePending('action');

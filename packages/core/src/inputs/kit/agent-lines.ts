@@ -79,6 +79,23 @@ export interface AgentLineContext {
   readonly failed: boolean;
   /** Marks the run failed. */
   fail(): void;
+  /**
+   * A tool call that comes whole on one line: tool-input-start, the arguments text as sent (a delta:
+   * the parsed input may not reproduce it byte for byte), tool-input-end with the parsed input (text
+   * that is not JSON stays the input as sent, with an `inputError` naming `what`). `meta` goes on both ends.
+   */
+  wholeToolCall(call: WholeToolCall): void;
+}
+
+/** A tool call as one line carries it. */
+export interface WholeToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments: an object, or JSON text. */
+  args: unknown;
+  /** What the arguments are called in an `inputError`. */
+  what: string;
+  meta: JsonObject | undefined;
 }
 
 /** A dialect's handlers, built once per decoder (their closures hold its state). */
@@ -123,6 +140,7 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
     fail() {
       failed = true;
     },
+    wholeToolCall: (call) => emitWholeToolCall(kit, call),
   };
   const dialectHandlers = dialect.handlers(ctx);
   const { on, finish } = dialectHandlers;
@@ -159,6 +177,24 @@ export function createAgentLineDecoder(dialect: AgentLineDialect, options: Decod
       finish({});
     },
   });
+}
+
+/** See {@link AgentLineContext.wholeToolCall}. */
+function emitWholeToolCall(kit: Kit, call: WholeToolCall): void {
+  const { toolCallId, toolName, args, meta } = call;
+  let input = (args ?? {}) as Json;
+  let inputError: string | undefined;
+  if (typeof args === 'string') ({ input, inputError } = parseToolInput(args, call.what));
+  const start: EventInit = { type: 'tool-input-start', toolCallId, toolName };
+  const end: EventInit = { type: 'tool-input-end', toolCallId, toolName, input };
+  if (inputError) end.inputError = inputError;
+  if (meta) {
+    start.providerMetadata = { [kit.metaKey]: meta };
+    end.providerMetadata = { [kit.metaKey]: meta };
+  }
+  kit.out.emit(start);
+  if (typeof args === 'string' && args !== '') kit.out.emit({ type: 'tool-input-delta', toolCallId, delta: args });
+  kit.out.emit(end);
 }
 
 /** The tool call of an `approval_request` / `client_tool_call` line: `{id, name, input}`. */

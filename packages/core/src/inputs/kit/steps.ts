@@ -6,7 +6,8 @@
  * Here a step opens with the first content, and content that follows tool results opens the next.
  */
 import { Emitter } from '../../model/emitter.ts';
-import type { EventInit } from '../../model/events.ts';
+import type { EventInit, FinishReason, Usage } from '../../model/events.ts';
+import { addUsage } from '../../model/usage.ts';
 
 /** Events that begin content (a step opens before them). */
 const CONTENT: ReadonlySet<EventInit['type']> = new Set([
@@ -48,5 +49,51 @@ export class SteppedEmitter extends Emitter {
     if (!this.open) return;
     this.open = false;
     super.emit({ type: 'step-finish', stepId: `step-${this.steps}` });
+  }
+}
+
+type RunFinish = Extract<EventInit, { type: 'run-finish' }>;
+
+/** What a step's finish says (a step-finish event, or a model call's result). */
+interface StepEnd {
+  finishReason?: FinishReason | undefined;
+  rawFinishReason?: string | undefined;
+  usage?: Usage | undefined;
+}
+
+/** What a run says of its own end (a blocked prompt, an interrupt), over what its steps said. */
+interface RunEnd {
+  finishReason?: FinishReason | undefined;
+  rawFinishReason?: string | undefined;
+}
+
+/** What a run's finished steps add up to, for its run-finish: the summed usage and the last step's finish reason. */
+export class StepTotals {
+  private usage: Usage | undefined;
+  private finishReason: FinishReason | undefined;
+  private rawFinishReason: string | undefined;
+
+  /** Counts a finished step. */
+  add(step: StepEnd): void {
+    if (step.usage) this.addUsage(step.usage);
+    this.finishReason = step.finishReason;
+    this.rawFinishReason = step.rawFinishReason;
+  }
+
+  /** Counts usage reported outside a step's finish (a Live session's increments). */
+  addUsage(usage: Usage): void {
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  /**
+   * The run-finish: a failed run's is `error` (no raw reason); else the last step's reason, or
+   * `fallback` without steps. What the run says of its own end (`run`) comes first.
+   */
+  runFinish(failed: boolean, fallback: FinishReason = 'other', run: RunEnd = {}): RunFinish {
+    const e: RunFinish = { type: 'run-finish', finishReason: run.finishReason ?? (failed ? 'error' : (this.finishReason ?? fallback)) };
+    const raw = run.rawFinishReason ?? (failed ? undefined : this.rawFinishReason);
+    if (raw !== undefined) e.rawFinishReason = raw;
+    if (this.usage) e.usage = this.usage;
+    return e;
   }
 }
