@@ -15,6 +15,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { buildResumeArray, HttpAgent, type Message } from '@ag-ui/client';
+// The line CopilotKit pins (its strict schema knows neither `pendingToolCallIds` nor `cancelled`).
+import { HttpAgent as LegacyHttpAgent } from 'ag-ui-client-0.0';
 import {
   AbstractChat,
   type ChatOnToolCallCallback,
@@ -268,6 +270,24 @@ describe('stock AG-UI client (HttpAgent): interrupts, resume and frontend tools'
     const said = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content);
     assert.ok(said.includes('You are in Paris'), JSON.stringify(agent.messages));
     assert.deepEqual(agUiShape((await history(threadId, 'ag-ui')).messages), agUiShape(agent.messages));
+  });
+});
+
+describe('an AG-UI client before 1.0 (@ag-ui/client 0.0.59, as CopilotKit pins it)', () => {
+  test('the frontend tool: the run ends without a schema error, the tool message continues it', async () => {
+    const threadId = `hitl-agui-legacy-${randomUUID()}`;
+    const agent = new LegacyHttpAgent({ url: `${s.url}/api/agui`, threadId, headers: ALICE });
+    const tools = [{ name: 'get_location', description: 'Where the user is', parameters: { type: 'object', properties: {} } }];
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'location' });
+    await agent.runAgent({ runId: randomUUID(), tools });
+    const call = agent.messages
+      .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+      .find((c) => c.function.name === 'get_location');
+    assert.ok(call, JSON.stringify(agent.messages));
+    agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: call.id, content: 'Paris' });
+    await agent.runAgent({ runId: randomUUID(), tools });
+    const said = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content);
+    assert.ok(said.includes('You are in Paris'), JSON.stringify(agent.messages));
   });
 });
 
