@@ -21,8 +21,10 @@
  * store's business; a continuation run (one that answers what the message ended waiting for) goes on
  * in the same message through `continueWith()`.
  */
+
 import type { Machine } from '../machine.ts';
 import type { CanonicalEvent, EventInit, EventOf, Json, JsonObject, ProviderMetadata, ReasoningVariant, Todo } from '../model/events.ts';
+import { copyDefined } from '../model/fields.ts';
 import { mergeProviderMetadata } from '../model/metadata.ts';
 import { OpenSpans } from '../model/open-spans.ts';
 import { RunSummary } from '../model/run-summary.ts';
@@ -106,11 +108,12 @@ export interface MessageFold extends Machine<CanonicalEvent, AssistantMessage> {
 
 /** A canonical source as the message's `sources` list keeps it. */
 export function sourceInfo(e: EventOf<'source'>): SourceInfo {
-  const s: SourceInfo = { sourceId: e.sourceId, kind: e.kind };
-  if (e.url !== undefined) s.url = e.url;
-  if (e.title !== undefined) s.title = e.title;
-  if (e.mediaType !== undefined) s.mediaType = e.mediaType;
-  if (e.filename !== undefined) s.filename = e.filename;
+  const s = copyDefined<SourceInfo, 'url' | 'title' | 'mediaType' | 'filename'>({ sourceId: e.sourceId, kind: e.kind }, e, [
+    'url',
+    'title',
+    'mediaType',
+    'filename',
+  ]);
   if (e.providerMetadata) s.providerMetadata = e.providerMetadata;
   return s;
 }
@@ -632,11 +635,11 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   function foldMetadata(e: CanonicalEvent): void {
     switch (e.type) {
       case 'step-start': {
-        const s: StepInfo = { stepId: e.stepId, kind: e.kind, startedAt: e.ts };
-        if (e.name !== undefined) s.name = e.name;
-        if (e.number !== undefined) s.number = e.number;
-        if (e.model !== undefined) s.model = e.model;
-        if (e.subagentId !== undefined) s.subagentId = e.subagentId;
+        const s = copyDefined<StepInfo, 'name' | 'number' | 'model' | 'subagentId'>(
+          { stepId: e.stepId, kind: e.kind, startedAt: e.ts },
+          e,
+          ['name', 'number', 'model', 'subagentId'],
+        );
         steps.push(s);
         openSteps.set(e.stepId, s);
         return;
@@ -647,16 +650,12 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         openSteps.delete(e.stepId);
         s.endedAt = e.ts;
         s.durationMs = e.durationMs ?? e.ts - s.startedAt;
-        if (e.finishReason !== undefined) s.finishReason = e.finishReason;
-        if (e.rawFinishReason !== undefined) s.rawFinishReason = e.rawFinishReason;
-        if (e.usage) s.usage = e.usage;
+        copyDefined(s, e, ['finishReason', 'rawFinishReason', 'usage']);
         return;
       }
       case 'subagent-start': {
         const a: SubagentInfo = { subagentId: e.subagentId, name: e.name, state: 'running', startedAt: e.ts, ...received() };
-        if (e.task !== undefined) a.task = e.task;
-        if (e.parentToolCallId !== undefined) a.parentToolCallId = e.parentToolCallId;
-        if (e.parentSubagentId !== undefined) a.parentSubagentId = e.parentSubagentId;
+        copyDefined(a, e, ['task', 'parentToolCallId', 'parentSubagentId']);
         subagents.push(a);
         openSubagents.set(e.subagentId, a);
         return;
@@ -666,8 +665,7 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         if (!a) return;
         openSubagents.delete(e.subagentId);
         a.state = e.error !== undefined ? 'error' : 'done';
-        if (e.result !== undefined) a.result = e.result;
-        if (e.error !== undefined) a.error = e.error;
+        copyDefined(a, e, ['result', 'error']);
         a.endedAt = e.ts;
         a.durationMs = e.ts - a.startedAt;
         return;
@@ -692,11 +690,13 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         }
         return;
       case 'error': {
-        const err: ErrorInfo = { message: e.message, fatal: e.fatal, seq: e.seq, ts: e.ts };
-        if (e.code !== undefined) err.code = e.code;
-        if (e.where !== undefined) err.where = e.where;
-        if (e.providerMetadata !== undefined) err.providerMetadata = e.providerMetadata;
-        errors.push(err);
+        errors.push(
+          copyDefined<ErrorInfo, 'code' | 'where' | 'providerMetadata'>({ message: e.message, fatal: e.fatal, seq: e.seq, ts: e.ts }, e, [
+            'code',
+            'where',
+            'providerMetadata',
+          ]),
+        );
         return;
       }
       case 'source':

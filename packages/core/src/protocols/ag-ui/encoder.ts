@@ -727,10 +727,15 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
         ended = true;
         closeAll(out);
         snapshot(out);
-        push(out, { type: 'RUN_FINISHED', threadId: threadId, runId: runId, ...(legacy ? {} : { outcome: { type: 'cancelled' } }) }, undefined, {
-          abort: true,
-          reason: e.reason,
-        });
+        push(
+          out,
+          { type: 'RUN_FINISHED', threadId: threadId, runId: runId, ...(legacy ? {} : { outcome: { type: 'cancelled' } }) },
+          undefined,
+          {
+            abort: true,
+            reason: e.reason,
+          },
+        );
         return;
     }
   }

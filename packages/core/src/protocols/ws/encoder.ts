@@ -25,6 +25,7 @@
 
 import { type Machine, writeMachine } from '../../machine.ts';
 import type { CanonicalEvent, Citation, FinishReason, JsonObject, ProviderMetadata, Usage } from '../../model/events.ts';
+import { withoutUndefined } from '../../model/fields.ts';
 import type { WsCitation, WsEvent, WsUsage } from './schema.ts';
 
 export type { WsEvent } from './schema.ts';
@@ -54,13 +55,6 @@ const STOP_REASONS: Partial<Record<FinishReason, string>> = {
   'tool-calls': 'tool_use',
   'content-filter': 'refusal',
 };
-
-/** The fields that are set (a frame carries no undefined field). */
-function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k in fields) if (fields[k] !== undefined) out[k] = fields[k];
-  return out;
-}
 
 /** The prototype's `complete.reason` for a canonical finish reason. */
 function completeReason(f: FinishReason): 'success' | 'error' | 'max_turns' {
@@ -401,7 +395,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
       }
       case 'tool-approval-request':
         return send(
-          defined({
+          withoutUndefined({
             type: 'tool_approval_request',
             approval_id: e.approvalId,
             tool_call_id: e.toolCallId,
@@ -412,7 +406,7 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         );
       case 'tool-approval-response':
         return send(
-          defined({
+          withoutUndefined({
             type: 'tool_approval_response',
             approval_id: e.approvalId,
             tool_call_id: e.toolCallId,
@@ -425,11 +419,11 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
         );
       case 'client-tool-call':
         return send(
-          defined({ type: 'client_tool_call', tool_call_id: e.toolCallId, tool_name: e.toolName ?? toolNames.get(e.toolCallId) }),
+          withoutUndefined({ type: 'client_tool_call', tool_call_id: e.toolCallId, tool_name: e.toolName ?? toolNames.get(e.toolCallId) }),
         );
       case 'interrupt':
         return send(
-          defined({
+          withoutUndefined({
             type: 'interrupt',
             interrupt_id: e.interruptId,
             reason: e.reason,
@@ -442,14 +436,16 @@ export function createWsEncoder(options: WsEncoderOptions = {}): Machine<Canonic
           }),
         );
       case 'interrupt-response':
-        return send(defined({ type: 'interrupt_response', interrupt_id: e.interruptId, status: e.status, payload: e.payload, by: e.by }));
+        return send(
+          withoutUndefined({ type: 'interrupt_response', interrupt_id: e.interruptId, status: e.status, payload: e.payload, by: e.by }),
+        );
       case 'run-finish': {
         closeAll();
         const body: Record<string, unknown> = { type: 'complete' };
         stopReason(e.finishReason, e.rawFinishReason, body);
         body.reason = completeReason(e.finishReason);
         if (e.pending)
-          body.pending = defined({
+          body.pending = withoutUndefined({
             approval_ids: e.pending.approvalIds,
             tool_call_ids: e.pending.toolCallIds,
             interrupt_ids: e.pending.interruptIds,
