@@ -449,7 +449,7 @@ describe('(e) examples/nextjs with the latest Next.js: next build, then next sta
       ],
       dir,
     );
-    const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
     for (const k of Object.keys(env)) if (/^(SWITCHBOARD_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$)/.test(k)) delete env[k];
     run(NODE_24, [join(dir, 'node_modules/next/dist/bin/next'), 'build'], { cwd: dir, env });
     const port = await freePort();
