@@ -249,6 +249,28 @@ describe('stock AG-UI client (@ag-ui/client HttpAgent)', () => {
     assert.equal(client.messages.filter((m) => m.role === 'user').length, 2);
   });
 
+  test('live equals reloaded over two turns and a regenerate: messages and state', async () => {
+    const threadId = 'stock-agui-regenerate';
+    const client = new HttpAgent({ url: `${s.url}/api/agui`, threadId });
+    client.addMessage({ id: `${threadId}-u1`, role: 'user', content: 'hi' });
+    await client.runAgent({ runId: `${threadId}-r1`, forwardedProps: { agent: 'tools' } });
+    client.addMessage({ id: `${threadId}-u2`, role: 'user', content: 'again' });
+    await client.runAgent({ runId: `${threadId}-r2`, forwardedProps: { agent: 'demo' } });
+    // Regenerate as an HttpAgent app does: drop the answer after the last user message, run again.
+    const lastUser = client.messages.findLastIndex((m) => m.role === 'user');
+    const replaced = client.messages.slice(lastUser + 1).map((m) => m.id);
+    client.setMessages(client.messages.slice(0, lastUser + 1));
+    await client.runAgent({ runId: `${threadId}-r3`, forwardedProps: { agent: 'demo' } });
+    const snapshot = (await (await fetch(`${s.url}/api/chats/${threadId}/messages?protocol=ag-ui`)).json()) as {
+      messages: { id: string }[];
+      state: unknown;
+    };
+    assert.deepEqual(JSON.parse(JSON.stringify(client.messages)), snapshot.messages);
+    assert.deepEqual(JSON.parse(JSON.stringify(client.state)), snapshot.state);
+    assert.equal(client.messages.filter((m) => m.role === 'user').length, 2);
+    assert.ok(!snapshot.messages.some((m) => replaced.includes(m.id)), 'the replaced answer is not in history');
+  });
+
   test('the documented stop line (the thread id, then abortRun()) stops the run: it is stored aborted', async () => {
     const { spec, waiting } = gatedAgent('gated', new Gate());
     const gated = await startServer({ port: 0, agents: [spec], runOptions: { logger: { log() {} } }, onError: () => {} });

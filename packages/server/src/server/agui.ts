@@ -9,7 +9,7 @@
  * - posting a `runId` that already exists in the thread again (a retry) does not start anything: it
  *   answers that run's stream (after `Last-Event-ID` when given).
  */
-import { storeRead } from '@switchboard/store';
+import { storeRead, supersedeMessages } from '@switchboard/store';
 import { z } from 'zod';
 
 import { canSee } from './auth.ts';
@@ -18,6 +18,7 @@ import { clientToolSchema, clientToolsOf, parseRequestJson, requestIdSchema } fr
 import type { GatewayContext } from './context.ts';
 import { agUiContinuation } from './continuation.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
+import { regeneratedIds } from './regenerate.ts';
 import { requestBody, requestSignal } from './request-io.ts';
 import type { LocalRun } from './runs.ts';
 import { sseResponse } from './sse-response.ts';
@@ -178,6 +179,10 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
       ? { id: lastUser.id, content: textOf(lastUser.content), parts: last.parts as never }
       : undefined;
   const tools = clientToolsOf(input.tools);
+  // A regenerate, as an AG-UI client makes one (it has no trigger): it drops the answer after its
+  // last question and runs again, so what the store holds after that question is superseded.
+  const mine = canSee(principal, await storeRead(core.store.getChat(chatId)));
+  const replaced = !continues && mine ? await regeneratedIds(core.store, chatId, 'regenerate-message', messages) : new Set<string>();
 
   let run: LocalRun;
   try {
@@ -197,6 +202,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
     return startErrorResponse(err);
   }
   abortOnDisconnect(c, run);
+  await supersedeMessages(core.store, chatId, [...replaced]);
   return sseResponse(c, core.store, run.runId, 'ag-ui', null, {
     namespace: core.namespace,
     // @ag-ui/client 1.x sends its protocol version; a client before 1.0 (CopilotKit pins 0.0.x) sends

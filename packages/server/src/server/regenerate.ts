@@ -1,6 +1,7 @@
 /**
- * `trigger: 'regenerate-message'`: the client cut its conversation at a question (the last user
- * message it sends) and asks for a new answer. Everything the store holds after that question — the
+ * A regenerate: the client cut its conversation at a question (the last user message it sends) and
+ * asks for a new answer — the AI SDK says so (`trigger: 'regenerate-message'`), an AG-UI client just
+ * posts the conversation without the old answer. Everything the store holds after that question — the
  * old answer, and whatever followed it — is superseded: left out of the conversation the agent gets
  * and, once the new run has started, out of history (the old runs and events stay for audit; see the
  * store's `supersedeMessages`). Works whether the request carries the whole conversation or only the
