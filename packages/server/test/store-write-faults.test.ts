@@ -6,10 +6,16 @@
  *   answers 503 `store_unavailable` (the truth) while the store is down, and once it is back the
  *   interruption is stored (by the next message, an abort, or the lease tick on its own), the
  *   starter's stream ends with the protocol's error ending, and the chat takes a new message.
+ * - SQLite on a full disk (a database capped with `maxSizeMiB`): the appends are refused and retried,
+ *   and the run completes once rows are deleted.
  * Deterministic: the test waits for the wrapper to report each failure, never for time to pass.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { CanonicalEvent } from '@switchboard/core';
 import { openSqliteStore, type Store } from '@switchboard/store';
 
 import { type RunningServer, startServer } from '../src/index.ts';
@@ -31,7 +37,7 @@ class Faults {
   }
 }
 
-/** `store` with the methods in `faults.failing` rejecting as a lost connection does. */
+/** `store` with the methods in `faults.failing` rejecting as a lost connection does (and its own failures reported). */
 function faulty(store: Store, faults: Faults): Store {
   return new Proxy(store, {
     get(target, prop) {
@@ -44,7 +50,11 @@ function faulty(store: Store, faults: Faults): Store {
           return Promise.reject(new Error(`Connection terminated unexpectedly (${method})`));
         }
         const out = value.apply(target, args);
-        if (out instanceof Promise) out.then(() => faults.settle(method, false)).catch(() => {});
+        if (out instanceof Promise)
+          out.then(
+            () => faults.settle(method, false),
+            () => faults.settle(method, true),
+          );
         return out;
       };
     },
@@ -138,6 +148,56 @@ describe('a store that stops taking writes mid-run', () => {
       const text = await body;
       assert.match(text, /"type":"error"/);
       assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('SQLite on a full disk: the appends are retried, the run completes once space is freed', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-full-'));
+    const full = await openSqliteStore({ path: join(dir, 'db.sqlite'), maxSizeMiB: 2 });
+    t.after(async () => {
+      await full.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const faults = new Faults();
+    const gate = new Gate();
+    const { spec, waiting } = gatedAgent('gated', gate, { after: Array.from({ length: 200 }, (_, i) => `word${i} `.repeat(40)) });
+    const s = await startServer({
+      port: 0,
+      config: testConfig(),
+      store: faulty(full, faults),
+      agents: [spec],
+      runOptions: { logger: quietLogger() },
+      onError: () => {},
+      appendRetryMs: Array(100_000).fill(5),
+      runLeaseMs: 0,
+    });
+    try {
+      const res = await api(s.url, '/api/chat?agent=gated', { json: chatBody('fault-full', 'go') });
+      const runId = res.headers.get('x-switchboard-run-id') as string;
+      const body = res.text();
+      await waiting;
+      // Another chat fills the database to its cap.
+      await full.startRun({ chatId: 'filler', runId: 'filler', userMessage: { content: 'fill' } });
+      const ts = Date.now();
+      const at = (seq: number, e: Record<string, unknown>) => ({ runId: 'filler', seq, ts, ...e }) as unknown as CanonicalEvent;
+      await full.append([at(0, { type: 'run-start', chatId: 'filler' }), at(1, { type: 'text-start', blockId: 't' })]);
+      let refusal: unknown;
+      for (let seq = 2; refusal === undefined; seq++)
+        await full.append(at(seq, { type: 'text-delta', blockId: 't', delta: 'f'.repeat(64 * 1024) })).catch((err) => {
+          refusal = err;
+        });
+      assert.match(String(refusal), /full/i);
+      const refused = faults.next('append', true);
+      gate.open();
+      await refused;
+      // Space is freed: the retried appends go in, the run completes.
+      await full.deleteChat('filler');
+      const text = await body;
+      assert.match(text, /word199 /);
+      assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+      assert.equal((await full.getRun(runId))?.status, 'complete');
     } finally {
       await s.close();
     }

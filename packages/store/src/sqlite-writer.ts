@@ -113,6 +113,12 @@ export interface SqliteConnectionOptions {
   synchronous?: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
   /** Page cache of the connection in KiB (default 65536: 64 MiB). */
   cacheKiB?: number;
+  /**
+   * Largest size of the database file in MiB (SQLite's `max_page_count`; default none): a write that
+   * would grow it further fails as on a full disk (SQLITE_FULL), and succeeds again once rows are
+   * deleted or the limit raised. A quota, and how the tests make a disk full.
+   */
+  maxSizeMiB?: number;
 }
 
 /** `node:sqlite`, once loaded. */
@@ -164,6 +170,10 @@ export function openSqliteConnection(path: string, options: SqliteConnectionOpti
   // pages of one transaction, and is never needed after a crash (the WAL is).
   db.exec('PRAGMA temp_store = MEMORY');
   db.exec('PRAGMA foreign_keys = ON');
+  if (options.maxSizeMiB !== undefined) {
+    const pageSize = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
+    db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor((options.maxSizeMiB * 1024 * 1024) / pageSize))}`);
+  }
   return db;
 }
 

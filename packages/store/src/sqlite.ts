@@ -225,7 +225,7 @@ const EVENTS_OF_RUN = 'SELECT data FROM events WHERE run_n = (SELECT n FROM runs
 
 /** The settings the writer thread's connection takes (what structured clone can carry). */
 function connectionOptions(o: SqliteConnectionOptions): SqliteConnectionOptions {
-  return { busyTimeoutMs: o.busyTimeoutMs, synchronous: o.synchronous, cacheKiB: o.cacheKiB };
+  return { busyTimeoutMs: o.busyTimeoutMs, synchronous: o.synchronous, cacheKiB: o.cacheKiB, maxSizeMiB: o.maxSizeMiB };
 }
 
 /** Opens (creating and migrating as needed) a SQLite store. */
