@@ -37,6 +37,7 @@ import type { RedisFanout } from './fanout.ts';
 import { type PumpContext, pump } from './pump.ts';
 import { SignalMap, type VersionSignal } from './signal.ts';
 import { StartGate } from './start-gate.ts';
+import { UnstoredEnds } from './unstored-ends.ts';
 
 /** A run executing here. */
 export interface LocalRun {
@@ -174,7 +175,6 @@ export class RunManager {
   readonly instanceId: string;
   private readonly leaseMs: number;
   private readonly maxRunsPerCaller: number;
-  private readonly unstoredRetryMs: number;
   private readonly callers = new Map<string, number>();
   /** Runs starting: the runs already streaming wait for their first commits (start-gate.ts). */
   private readonly gate = new StartGate();
@@ -182,13 +182,8 @@ export class RunManager {
   private readonly pumpContext: PumpContext;
   private leaseTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
-  /**
-   * Runs that ended here but whose end the store did not take (it failed as they ended), by run
-   * id. Their interruption is retried on every lease tick (every second without leases) until the
-   * store answers; a new message in their chat, or an abort, retries it at once.
-   */
-  private readonly unstored = new Map<string, { chatId: string; reason: string }>();
-  private unstoredTimer: NodeJS.Timeout | undefined;
+  /** Runs that ended here whose end the store did not take, stored once it answers (unstored-ends.ts). */
+  private readonly unstored: UnstoredEnds;
 
   constructor(options: RunManagerOptions) {
     this.store = options.store;
@@ -202,13 +197,17 @@ export class RunManager {
     this.instanceId = options.instanceId ?? randomUUID();
     this.leaseMs = options.leaseMs ?? 6000;
     this.maxRunsPerCaller = options.maxRunsPerCaller ?? 0;
-    this.unstoredRetryMs = options.unstoredRetryMs ?? 1000;
+    this.unstored = new UnstoredEnds(
+      this.store,
+      (chatId) => this.chats.bump(chatId),
+      this.leaseMs > 0 ? undefined : (options.unstoredRetryMs ?? 1000),
+    );
     this.pumpContext = {
       store: this.store,
       gate: this.gate,
       onError: this.onError,
       ...(options.appendRetryMs ? { retryMs: options.appendRetryMs } : {}),
-      endNotStored: (runId, reason) => this.endNotStored(runId, reason),
+      endNotStored: (runId, reason) => this.unstored.add(runId, this.local.get(runId)?.chatId ?? '', reason),
     };
   }
 
@@ -239,49 +238,16 @@ export class RunManager {
     return this.local.size;
   }
 
-  /** The store took neither a run's events nor its interruption: keep it, and retry until it does. */
-  private endNotStored(runId: string, reason: string): void {
-    const run = this.local.get(runId);
-    this.unstored.set(runId, { chatId: run?.chatId ?? '', reason });
-    if (this.leaseMs <= 0 && !this.unstoredTimer && !this.closing) {
-      this.unstoredTimer = setInterval(() => void this.storeEnds(), this.unstoredRetryMs);
-      this.unstoredTimer.unref();
-    }
-  }
-
-  /** Stores the interruption of a run whose end the store did not take; true once it is stored. */
-  private async storeEnd(runId: string): Promise<boolean> {
-    const pending = this.unstored.get(runId);
-    if (!pending) return true;
-    try {
-      await this.store.interruptRun(runId, pending.reason);
-    } catch {
-      return false;
-    }
-    this.unstored.delete(runId);
-    if (pending.chatId) this.chats.bump(pending.chatId);
-    if (this.unstored.size === 0 && this.unstoredTimer) {
-      clearInterval(this.unstoredTimer);
-      this.unstoredTimer = undefined;
-    }
-    return true;
-  }
-
-  /** Retries every end the store did not take. */
-  private async storeEnds(): Promise<void> {
-    for (const runId of [...this.unstored.keys()]) if (!(await this.storeEnd(runId))) return; // still down: next tick
-  }
-
   /** Runs that ended here whose end is not stored yet (the store failed): retried until it answers. */
   get unstoredEnds(): readonly string[] {
-    return [...this.unstored.keys()];
+    return this.unstored.ids;
   }
 
   /** Renews the leases of the runs executing here, then interrupts runs of other instances whose lease ended. */
   private tickLeases(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
-        await this.storeEnds();
+        await this.unstored.storeAll();
         if (this.local.size > 0) await this.store.renewLeases(this.instanceId, [...this.local.keys()], this.now() + this.leaseMs);
         await this.sweep();
       } catch (err) {
@@ -364,7 +330,7 @@ export class RunManager {
       }
       if (this.unstored.has(run.id)) {
         // It ended here, but the store has not taken its end yet: try again now.
-        if (await this.storeEnd(run.id)) continue;
+        if (await this.unstored.store(run.id)) continue;
         throw new RunStartError(
           503,
           'store_unavailable',
@@ -534,7 +500,7 @@ export class RunManager {
       return true;
     }
     // Ended here already, its end not stored yet: storing it is the abort.
-    if (this.unstored.has(runId)) return this.storeEnd(runId);
+    if (this.unstored.has(runId)) return this.unstored.store(runId);
     const run = await this.store.getRun(runId);
     if (run?.status !== 'running') return false;
     if (!this.fanout) return false;
@@ -553,7 +519,7 @@ export class RunManager {
   async close(reason = 'the server is shutting down'): Promise<void> {
     this.closing = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
-    if (this.unstoredTimer) clearInterval(this.unstoredTimer);
+    this.unstored.close();
     await this.sweeping;
     const all = [...this.local.values()];
     for (const r of all) r.abort(reason);

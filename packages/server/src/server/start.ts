@@ -46,8 +46,7 @@ export const LISTEN_BACKLOG = 4096;
 
 /**
  * @hono/node-server's answer to a request it cannot turn into a web `Request` (no `Host`, a `Host`
- * that is not a plain host name such as `LOCALHOST`, `127.1` or `0x7f000001`, a bad path): the
- * gateway's JSON 400 instead of its empty one. Any other error reaching it: a JSON 500.
+ * it cannot parse, a bad path): the gateway's JSON 400 instead of its empty one. Any other error reaching it: a JSON 500.
  */
 export function requestErrorResponse(err: unknown): Response {
   if (err instanceof Error && err.name === 'RequestError') return jsonError(400, `Bad request: ${err.message}`);
