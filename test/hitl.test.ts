@@ -291,6 +291,33 @@ describe('an AG-UI client before 1.0 (@ag-ui/client 0.0.59, as CopilotKit pins i
   });
 });
 
+describe("a generic interrupt answered under the interrupted run's id (as CopilotKit's useInterrupt posts it)", () => {
+  test('AG-UI: the re-posted runId with resume continues the run; a plain re-post still replays it', async () => {
+    const threadId = `hitl-agui-same-run-${randomUUID()}`;
+    const agent = new HttpAgent({ url: `${s.url}/api/agui?agent=asker`, threadId, headers: ALICE });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'ask me' });
+    const runId = randomUUID();
+    await agent.runAgent({ runId });
+    assert.deepEqual(
+      agent.pendingInterrupts.map((i) => i.id),
+      ['int_1'],
+    );
+    // A plain retry of the same id replays the run: still waiting for the answer.
+    const replay = new HttpAgent({ url: `${s.url}/api/agui?agent=asker`, threadId, headers: ALICE });
+    replay.setMessages(agent.messages);
+    await replay.runAgent({ runId });
+    assert.deepEqual(
+      replay.pendingInterrupts.map((i) => i.id),
+      ['int_1'],
+    );
+    const resume = buildResumeArray(agent.pendingInterrupts, { int_1: { status: 'resolved', payload: { answer: 7 } } });
+    await agent.runAgent({ runId, resume });
+    const said = agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string').map((m) => m.content);
+    assert.deepEqual(said, ['You picked 7']);
+    assert.deepEqual(agent.pendingInterrupts, []);
+  });
+});
+
 describe('a generic interrupt (a process agent)', () => {
   test('AG-UI: RUN_FINISHED with the interrupt; the resume entry reaches the agent on stdin', async () => {
     const threadId = `hitl-agui-interrupt-${randomUUID()}`;

@@ -145,9 +145,12 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   const principal = c.get('principal');
   const chatId = input.threadId;
 
-  // A retry of a run that exists: its stream, not a new run.
+  // A retry of a run that exists: its stream, not a new run — unless it carries answers to the run
+  // (CopilotKit's useInterrupt re-posts the interrupted run's id with `resume`): that continues it,
+  // as a new run (run ids are unique in the store), below.
   const existing = await storeRead(core.store.getRun(input.runId));
-  if (existing) {
+  const resumesExisting = existing !== undefined && existing.status !== 'running' && (input.resume?.length ?? 0) > 0;
+  if (existing && !resumesExisting) {
     if (existing.chatId !== chatId || !canSee(principal, await core.store.getChat(chatId)))
       return jsonError(409, `A run with id ${input.runId} already exists`, { code: 'run_exists' });
     const last = lastEventIdOf(c);
@@ -188,7 +191,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   try {
     run = await core.runs.start({
       chatId,
-      runId: input.runId,
+      ...(resumesExisting ? {} : { runId: input.runId }),
       agent,
       messages: continues?.messages ?? messages,
       principal,
