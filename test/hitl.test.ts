@@ -183,6 +183,20 @@ describe('stock AI SDK client: approvals and client tools', () => {
     });
   }
 
+  test("tools as a record by name, as assistant-ui's transport sends them (`{}` with none), are accepted", async () => {
+    for (const tools of [{}, { get_location: { description: 'Where the user is', parameters: { type: 'object', properties: {} } } }]) {
+      const res = await post('/api/chat?agent=demo', {
+        id: `hitl-ai-tools-record-${randomUUID()}`,
+        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'location' }] }],
+        tools,
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      const body = await res.text();
+      assert.match(body, /"toolName":"get_location"/);
+      assert.ok(body.trimEnd().endsWith('data: [DONE]'));
+    }
+  });
+
   test('location: onToolCall → addToolOutput("Paris"), sent automatically; a new step says where', async () => {
     const chatId = `hitl-ai-location-${randomUUID()}`;
     const calls: string[] = [];

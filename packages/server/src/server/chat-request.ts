@@ -59,8 +59,21 @@ export const chatRequestSchema = z.looseObject({
   messageId: z.string().optional(),
   /** The agent to run (also `?agent=`); default: the server's default agent. */
   agent: z.string().min(1).optional(),
-  /** Frontend tools the client runs itself (the agent may call them; the run then waits for their output). */
-  tools: z.array(clientToolSchema).optional(),
+  /**
+   * Frontend tools the client runs itself (the agent may call them; the run then waits for their
+   * output): a list, or — as assistant-ui's transport sends them — a record by name (`{}` with none).
+   */
+  tools: z
+    .union([
+      z.array(clientToolSchema),
+      z
+        .record(
+          z.string().min(1),
+          z.looseObject({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+        )
+        .transform((byName) => Object.entries(byName).map(([name, tool]) => ({ ...tool, name }))),
+    ])
+    .optional(),
 });
 
 /** A validated chat request body. */
