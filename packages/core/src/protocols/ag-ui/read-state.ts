@@ -4,11 +4,13 @@
  * and the located errors, unused-field collection and metadata reading. One `ReadState` per reader;
  * `spans.ts`, `run.ts`, `apply.ts` and `chunks.ts` act on it, `reader.ts` puts them together.
  */
+
 import { describe } from '../../codec/framing.ts';
 import { at, isObject } from '../../inputs/decoder.ts';
 import { shown } from '../../inputs/kit/index.ts';
 import { type DecoderOptions, Emitter } from '../../model/emitter.ts';
 import type { EventInit, Json, JsonObject, Location, ProviderMetadata, Usage } from '../../model/events.ts';
+import { withoutUndefined } from '../../model/fields.ts';
 import { FINISH_REASONS as MODEL_FINISH_REASONS, STEP_KINDS as MODEL_STEP_KINDS, PATCH_OPERATIONS } from '../../model/vocabulary.ts';
 import { AG_UI_CUSTOM_KINDS, AG_UI_EVENT_TYPES } from './schema.ts';
 
@@ -194,22 +196,9 @@ export function createReadState(options: AgUiDecoderOptions) {
     return s.out;
   }
 
-  /**
-   * Drops fields that are undefined (optional fields are absent, not undefined, in canonical events):
-   * the same object when none is, else a copy without them. A copy, not `delete`: deleting a field
-   * turns the object into a slow dictionary for V8, and every later stage (the emitter's stamp, the
-   * guard, the encoders, JSON.stringify) then reads it slowly — it cost ≈ 15% of reading an AG-UI
-   * stream whose text deltas carry no subagent.
-   */
+  /** Drops undefined fields without `delete` (V8 slows on objects whose keys are deleted): model/fields.ts. */
   function defined<T extends object>(e: T): T {
-    const rec = e as Record<string, unknown>;
-    for (const k in rec) {
-      if (rec[k] !== undefined) continue;
-      const out: Record<string, unknown> = {};
-      for (const f in rec) if (rec[f] !== undefined) out[f] = rec[f];
-      return out as T;
-    }
-    return e;
+    return withoutUndefined(e);
   }
 
   function emit(e: EventInit): void {
