@@ -7,29 +7,32 @@
  * so this entry point never loads `@ag-ui/client`.
  */
 
+/** Core's reducers and text helpers, re-exported so a browser app needs only this package. */
+export type {
+  AgUiEventLike,
+  AgUiMessageLike,
+  AgUiReducer,
+  AgUiReducerOptions,
+  AgUiToolCall,
+  AiSdkChunkLike,
+  AiSdkReducer,
+  AiSdkReducerOptions,
+  JsonPatchOperation,
+  ThinkSplit,
+  UIMessageLike,
+  UIMessagePartLike,
+  WorkCounter,
+} from '@switchboard/core';
 export {
-  type AgUiEventLike,
-  type AgUiMessageLike,
-  type AgUiReducer,
-  type AgUiReducerOptions,
-  type AgUiToolCall,
-  type AiSdkChunkLike,
-  type AiSdkReducer,
-  type AiSdkReducerOptions,
   applyJsonPatch,
   createAgUiReducer,
   createAiSdkReducer,
   createWorkCounter,
   JsonPatchError,
-  type JsonPatchOperation,
   jsonEquals,
   splitThinkTags,
   TextBuffer,
-  type ThinkSplit,
   ThinkSplitter,
-  type UIMessageLike,
-  type UIMessagePartLike,
-  type WorkCounter,
 } from '@switchboard/core';
 export {
   type AccumulatedMessage,

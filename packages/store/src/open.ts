@@ -74,16 +74,10 @@ export async function openStore(target?: string | OpenStoreOptions): Promise<Any
   const spec = target ?? process.env.SWITCHBOARD_STORE_URL;
   if (spec === undefined || spec === '') return openSqliteStore();
   if (typeof spec !== 'string') {
-    switch (spec.kind) {
-      case 'sqlite':
-        return openSqliteStore(spec);
-      case 'postgres':
-        return openPostgresStore(spec);
-      case 'redis':
-        return openRedisStore(spec);
-      case 'memory':
-        return openMemoryStore(spec);
-    }
+    if (spec.kind === 'sqlite') return openSqliteStore(spec);
+    if (spec.kind === 'postgres') return openPostgresStore(spec);
+    if (spec.kind === 'redis') return openRedisStore(spec);
+    if (spec.kind === 'memory') return openMemoryStore(spec);
   }
   const url = spec as string;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();

@@ -60,18 +60,8 @@ function withPart(message: ChatMessage, match: (p: LoosePart) => boolean, change
   return { ...message, parts: parts as unknown as ChatMessage['parts'] };
 }
 
-export function AgUiChat({
-  chatId,
-  initialMessages,
-  resumeRunId,
-  agent,
-  onSend,
-  onRunStart,
-  onRunEnd,
-  onInspect,
-  empty,
-  composerRef,
-}: ChatProps) {
+export function AgUiChat(props: ChatProps) {
+  const { chatId, initialMessages, resumeRunId, agent, onSend, onRunStart, onRunEnd, onInspect, empty, composerRef } = props;
   const [messages, setMessages] = useState<ChatMessage[]>(initialMessages);
   const [liveId, setLiveId] = useState<string>();
   const [status, setStatus] = useState<string>();

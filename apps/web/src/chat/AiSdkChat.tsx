@@ -44,18 +44,8 @@ function textOfQueued(m: { parts?: readonly { type: string; text?: string }[] })
   return (m.parts ?? []).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
 }
 
-export function AiSdkChat({
-  chatId,
-  initialMessages,
-  resumeRunId,
-  agent,
-  onSend,
-  onRunStart,
-  onRunEnd,
-  onInspect,
-  empty,
-  composerRef,
-}: ChatProps) {
+export function AiSdkChat(props: ChatProps) {
+  const { chatId, initialMessages, resumeRunId, agent, onSend, onRunStart, onRunEnd, onInspect, empty, composerRef } = props;
   const agentRef = useRef(agent);
   agentRef.current = agent;
   const [statusLine, setStatusLine] = useState<string>();

@@ -286,17 +286,15 @@ export function createAnthropicDecoder(options: DecoderOptions = {}): Decoder {
     }
     switch (d.type) {
       case 'text_delta':
-        if (b.kind === 'text' && typeof d.text === 'string') {
-          if (d.text) out.emit({ type: 'text-delta', blockId: b.id, delta: d.text });
+      case 'compaction_delta': {
+        // A compaction block's summary streams as text (its `content` may be null).
+        const text = d.type === 'text_delta' ? d.text : d.content;
+        if (b.kind === 'text' && (typeof text === 'string' || (text === null && d.type === 'compaction_delta'))) {
+          if (text) out.emit({ type: 'text-delta', blockId: b.id, delta: text });
           return;
         }
         break;
-      case 'compaction_delta':
-        if (b.kind === 'text' && (typeof d.content === 'string' || d.content === null)) {
-          if (d.content) out.emit({ type: 'text-delta', blockId: b.id, delta: d.content });
-          return;
-        }
-        break;
+      }
       case 'citations_delta':
         if (b.kind === 'text' && isObject(d.citation)) {
           out.emit({ type: 'citation', blockId: b.id, citation: citationOf(d.citation) });

@@ -766,30 +766,25 @@ export function createClaudeAgentSdkDecoder(options: DecoderOptions = {}): Decod
       sessionId = value.session_id;
       out.start({ providerMetadata: { [SOURCE]: { session_id: sessionId } } });
     }
-    switch (value.type) {
-      case 'system':
-        return system(value, where);
-      case 'assistant':
-        return assistant(value, where);
-      case 'user':
-        return user(value, where);
-      case 'stream_event':
-        return streamEvent(value, where);
-      case 'result':
-        return result(value, where);
-      case 'tool_progress':
-      case 'tool_use_summary':
-        return progress(kit, value, where);
-      case 'control_request':
-        return controlRequest(value, where);
-      case 'control_response':
-        return controlResponse(value, where);
-      default:
-        if (typeof value.type !== 'string')
-          return error('invalid_field', `${describe(at(where, 'type'))}: expected a string message type`, at(where, 'type', 'string'));
-        return raw(value, `no canonical event for message type ${JSON.stringify(value.type)}`, where);
-    }
+    const read = typeof value.type === 'string' && Object.hasOwn(readers, value.type) ? readers[value.type] : undefined;
+    if (read) return read(value, where);
+    if (typeof value.type !== 'string')
+      return error('invalid_field', `${describe(at(where, 'type'))}: expected a string message type`, at(where, 'type', 'string'));
+    raw(value, `no canonical event for message type ${JSON.stringify(value.type)}`, where);
   }
+
+  /** The reader of each SDK message type. */
+  const readers: Record<string, (value: Record<string, unknown>, where?: Location) => void> = {
+    system,
+    assistant,
+    user,
+    stream_event: streamEvent,
+    result,
+    tool_progress: (value, where) => progress(kit, value, where),
+    tool_use_summary: (value, where) => progress(kit, value, where),
+    control_request: controlRequest,
+    control_response: controlResponse,
+  };
 
   return kit.decoder({
     push(value, where) {

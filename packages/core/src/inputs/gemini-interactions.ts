@@ -7,10 +7,9 @@
 import { describe } from '../codec/framing.ts';
 import type { DecoderOptions, Emitter } from '../model/emitter.ts';
 import type { Citation, EventInit, FinishReason, Json, JsonObject, Location, Usage } from '../model/events.ts';
-import { sumCounts, usageOf } from '../model/usage.ts';
 import { finishReasonFrom } from '../model/vocabulary.ts';
 import type { Decoder } from './decoder.ts';
-import { charOffset } from './gemini.ts';
+import { charOffset, geminiUsage } from './gemini.ts';
 import { isObject, Kit, num, type Obj, parseToolInput, rest, StepTotals, str, sub } from './kit/index.ts';
 
 type BlockState =
@@ -43,18 +42,15 @@ export function interactionsFinishReason(status: string | undefined, hasFunction
   return finishReasonFrom(STATUS_FINISH, status);
 }
 
-/**
- * Converts an Interactions `usage` object: input = input + tool-use tokens (as generateContent counts
- * `toolUsePromptTokenCount`), output = output + thought tokens, total as reported.
- */
+/** Converts an Interactions `usage` object: generateContent's arithmetic (gemini.ts), over its own field names. */
 export function interactionsUsage(u: Obj): Usage {
-  const thought = num(u, 'total_thought_tokens');
-  return usageOf(u, {
-    inputTokens: sumCounts(num(u, 'total_input_tokens'), num(u, 'total_tool_use_tokens')),
-    outputTokens: sumCounts(num(u, 'total_output_tokens'), thought),
-    totalTokens: num(u, 'total_tokens'),
-    reasoningTokens: thought,
-    cacheReadTokens: num(u, 'total_cached_tokens'),
+  return geminiUsage(u, {
+    prompt: 'total_input_tokens',
+    toolUsePrompt: 'total_tool_use_tokens',
+    output: ['total_output_tokens'],
+    thoughts: 'total_thought_tokens',
+    total: 'total_tokens',
+    cached: 'total_cached_tokens',
   });
 }
 

@@ -41,9 +41,7 @@ function simpleUsage(u: Obj): Usage {
  * Always false: the simple Gemini format shares the `{"type","data"}` envelope (and `start`, `done`,
  * `error`) with the `claude` agent format, so one value never identifies it. Use `--from gemini-simple`.
  */
-export function detectGeminiSimple(_value: unknown): boolean {
-  return false;
-}
+export const detectGeminiSimple = (_value: unknown): boolean => false;
 
 /** The simple Gemini lines: handlers on the agent-line skeleton. */
 const DIALECT: AgentLineDialect = {

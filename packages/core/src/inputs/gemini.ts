@@ -45,18 +45,39 @@ export function geminiFinishReason(reason: string | undefined, hasClientToolCall
   return finishReasonFrom(FINISH_REASONS, reason);
 }
 
+/** Where a Gemini usage object keeps each count (generateContent's names, or the Interactions API's). */
+export interface GeminiUsageFields {
+  prompt: string;
+  toolUsePrompt: string;
+  /** The output count; the first present of these. */
+  output: readonly string[];
+  thoughts: string;
+  total: string;
+  cached: string;
+}
+
+const USAGE_METADATA: GeminiUsageFields = {
+  prompt: 'promptTokenCount',
+  toolUsePrompt: 'toolUsePromptTokenCount',
+  output: ['candidatesTokenCount', 'responseTokenCount'],
+  thoughts: 'thoughtsTokenCount',
+  total: 'totalTokenCount',
+  cached: 'cachedContentTokenCount',
+};
+
 /**
- * Converts a Gemini `usageMetadata` object (generateContent or Live API). Like `@ai-sdk/google`:
- * input = prompt + tool-use prompt tokens (cached included), output = candidates + thoughts.
+ * Converts a Gemini `usageMetadata` object (generateContent or Live API; the Interactions API's
+ * `usage` with its own `fields`). Like `@ai-sdk/google`: input = prompt + tool-use prompt tokens
+ * (cached included), output = candidates + thoughts, total as reported.
  */
-export function geminiUsage(u: Obj): Usage {
-  const thoughts = num(u, 'thoughtsTokenCount');
+export function geminiUsage(u: Obj, fields: GeminiUsageFields = USAGE_METADATA): Usage {
+  const thoughts = num(u, fields.thoughts);
   return usageOf(u, {
-    inputTokens: sumCounts(num(u, 'promptTokenCount'), num(u, 'toolUsePromptTokenCount')),
-    outputTokens: sumCounts(num(u, 'candidatesTokenCount', 'responseTokenCount'), thoughts),
-    totalTokens: num(u, 'totalTokenCount'),
+    inputTokens: sumCounts(num(u, fields.prompt), num(u, fields.toolUsePrompt)),
+    outputTokens: sumCounts(num(u, ...fields.output), thoughts),
+    totalTokens: num(u, fields.total),
     reasoningTokens: thoughts,
-    cacheReadTokens: num(u, 'cachedContentTokenCount'),
+    cacheReadTokens: num(u, fields.cached),
   });
 }
 

@@ -1021,8 +1021,8 @@ function responsesItemEvents({ kit, field, currentStep }: CoreShared, parts: Ret
       case 'response.reasoning_text.delta':
       case 'response.reasoning_text.done': {
         const item = parts.findItem(ev, where, 'reasoning');
-        if (!item) return;
-        if (item.type !== 'reasoning') return raw(ev, `reasoning event for a ${item.type} item`, where);
+        // No item: findItem reported it; another kind of item: kept raw.
+        if (item?.type !== 'reasoning') return item && raw(ev, `reasoning event for a ${item.type} item`, where);
         const summary = type.startsWith('response.reasoning_summary');
         const n = summary ? ev.summary_index : (ev.content_index ?? 0);
         if (typeof n !== 'number') return invalid(where, summary ? 'summary_index' : 'content_index', 'an integer');

@@ -29,9 +29,7 @@ const PROVIDER = 'openai';
  * Always false: `{"type","data"}` values are the `claude` agent format's too, so auto-detection
  * cannot pick this format; use it explicitly (`from: 'openai'`).
  */
-export function detectOpenAISimple(_value: unknown): boolean {
-  return false;
-}
+export const detectOpenAISimple = (_value: unknown): boolean => false;
 
 /** The simple OpenAI lines: handlers on the agent-line skeleton. */
 const DIALECT: AgentLineDialect = {

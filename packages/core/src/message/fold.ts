@@ -632,6 +632,19 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
 
   // ---- what the message keeps beside its parts ----
 
+  /** Adds a step or subagent to the message and to those open. */
+  function opening<V>(all: V[], open: Map<string, V>, id: string, v: V): void {
+    all.push(v);
+    open.set(id, v);
+  }
+
+  /** Takes an open step or subagent out of its map: the one its finish event closes. */
+  function closing<V>(open: Map<string, V>, id: string): V | undefined {
+    const v = open.get(id);
+    open.delete(id);
+    return v;
+  }
+
   function foldMetadata(e: CanonicalEvent): void {
     switch (e.type) {
       case 'step-start': {
@@ -640,14 +653,11 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
           e,
           ['name', 'number', 'model', 'subagentId'],
         );
-        steps.push(s);
-        openSteps.set(e.stepId, s);
-        return;
+        return opening(steps, openSteps, e.stepId, s);
       }
       case 'step-finish': {
-        const s = openSteps.get(e.stepId);
+        const s = closing(openSteps, e.stepId);
         if (!s) return;
-        openSteps.delete(e.stepId);
         s.endedAt = e.ts;
         s.durationMs = e.durationMs ?? e.ts - s.startedAt;
         copyDefined(s, e, ['finishReason', 'rawFinishReason', 'usage']);
@@ -656,14 +666,11 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
       case 'subagent-start': {
         const a: SubagentInfo = { subagentId: e.subagentId, name: e.name, state: 'running', startedAt: e.ts, ...received() };
         copyDefined(a, e, ['task', 'parentToolCallId', 'parentSubagentId']);
-        subagents.push(a);
-        openSubagents.set(e.subagentId, a);
-        return;
+        return opening(subagents, openSubagents, e.subagentId, a);
       }
       case 'subagent-finish': {
-        const a = openSubagents.get(e.subagentId);
+        const a = closing(openSubagents, e.subagentId);
         if (!a) return;
-        openSubagents.delete(e.subagentId);
         a.state = e.error !== undefined ? 'error' : 'done';
         copyDefined(a, e, ['result', 'error']);
         a.endedAt = e.ts;

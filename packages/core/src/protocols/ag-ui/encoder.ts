@@ -115,6 +115,11 @@ function carriedOutcome(pm: ProviderMetadata | undefined): JsonObject | undefine
 
 /** Who a message belongs to: the main agent (undefined) or a subagent id. */
 type Owner = string | undefined;
+/** An open text block: the AG-UI text message it streams into, and its subagent. */
+interface OpenText {
+  messageId: string;
+  owner: Owner;
+}
 
 /** Events that are content of the run (answers to an earlier run come before any), as the AI SDK encoder counts them. */
 const CONTENT: ReadonlySet<CanonicalEvent['type']> = new Set([
@@ -149,7 +154,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
   /** The assistant message that text and tool calls of an owner (main agent or subagent) go to. */
   const current = new Map<Owner, string>();
   /** The open text blocks → their AG-UI message, and the text messages open on the wire. */
-  const texts = new Map<string, { messageId: string; owner: Owner }>();
+  const texts = new Map<string, OpenText>();
   const openTextMessages = new Set<string>();
   /** The reasoning blocks → their reasoning message (opened on the first delta). */
   const reasoning = new Map<
@@ -331,13 +336,15 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
     });
   }
 
-  function startText(out: AgUiEvent[], blockId: string, owner: Owner, pm: ProviderMetadata | undefined): void {
+  function startText(out: AgUiEvent[], blockId: string, owner: Owner, pm: ProviderMetadata | undefined): OpenText {
     let messageId = messageFor(owner);
     // Two text blocks open at once cannot share a message (START of an open id is rejected).
     if (openTextMessages.has(messageId)) messageId = scoped(blockId);
     openTextMessages.add(messageId);
-    texts.set(blockId, { messageId, owner });
+    const text = { messageId, owner };
+    texts.set(blockId, text);
     push(out, { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }, owner, { blockId, providerMetadata: pm });
+    return text;
   }
 
   function endText(out: AgUiEvent[], blockId: string, pm: ProviderMetadata | undefined): void {
@@ -528,17 +535,14 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
         if (!texts.has(e.blockId)) startText(out, e.blockId, owner, e.providerMetadata);
         return;
       case 'text-delta': {
-        if (!texts.has(e.blockId)) startText(out, e.blockId, owner, undefined);
-        const t = texts.get(e.blockId) as { messageId: string; owner: Owner };
+        const t = texts.get(e.blockId) ?? startText(out, e.blockId, owner, undefined);
         push(out, { type: 'TEXT_MESSAGE_CONTENT', messageId: t.messageId, delta: e.delta }, t.owner);
         return;
       }
       case 'text-end':
-        endText(out, e.blockId, e.providerMetadata);
-        return;
+        return endText(out, e.blockId, e.providerMetadata);
       case 'citation':
-        custom(out, e, 'citation');
-        return;
+        return custom(out, e, 'citation');
       case 'reasoning-start':
         if (sendReasoning && !reasoning.has(e.blockId)) startReasoning(out, e);
         return;
@@ -552,8 +556,7 @@ export function createAgUiEncoder(options: AgUiEncoderOptions = {}): Machine<Can
         return;
       }
       case 'reasoning-end':
-        endReasoning(out, e.blockId, e.providerMetadata);
-        return;
+        return endReasoning(out, e.blockId, e.providerMetadata);
       case 'tool-input-start':
         if (!tools.has(e.toolCallId)) startTool(out, e);
         return;

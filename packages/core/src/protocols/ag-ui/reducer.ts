@@ -603,12 +603,14 @@ export function createAgUiReducer(options: AgUiReducerOptions = {}): AgUiReducer
     changed = true;
   }
 
+  function applyAll(events: Iterable<AgUiEventLike>): AgUiReducer {
+    for (const e of events) apply(e);
+    return reducer;
+  }
+
   const reducer: AgUiReducer = {
     apply,
-    applyAll(events) {
-      for (const e of events) apply(e);
-      return reducer;
-    },
+    applyAll,
     get messages() {
       if (changed) {
         snapshot = snapshotOf(list);

@@ -66,6 +66,8 @@ function onlyKeys(o: Record<string, unknown>, allowed: readonly string[]): boole
 }
 
 const str = (v: unknown): v is string => typeof v === 'string';
+/** What a chunk's string field holds, where "a string" says too little. */
+const EXPECTED: Partial<Record<string, string>> = { id: 'a string part id', url: 'a data: or http(s) URL string' };
 
 /** An open text or reasoning part. */
 interface BlockState {
@@ -277,6 +279,17 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
     error('invalid_field', `${describe(at(where, field))}: expected ${expected}, got ${shown}`, at(where, field, expected));
   }
 
+  /** True when each of `fields` of the chunk is a string; else the first that is not is reported. */
+  function strings<V extends Record<string, unknown>, K extends string>(
+    v: V,
+    where: Location | undefined,
+    ...fields: K[]
+  ): v is V & Record<K, string> {
+    const bad = fields.find((f) => !str(v[f]));
+    if (bad !== undefined) invalid(where, bad, EXPECTED[bad] ?? 'a string', v[bad]);
+    return bad === undefined;
+  }
+
   function ensureStarted(): void {
     if (out.started) return;
     out.start();
@@ -400,22 +413,24 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
     out.emit(e);
   }
 
-  function openText(wire: string, pm: ProviderMetadata | undefined): BlockState {
+  /** A new block under a wire id; one still open under it (a repeated start) is ended first. */
+  function newBlock(blocks: Map<string, BlockState>, wire: string, end: 'text-end' | 'reasoning-end'): BlockState {
     ensureStarted();
-    const previous = texts.get(wire);
-    if (previous) out.emit({ type: 'text-end', blockId: previous.id, ...(previous.pm ? { providerMetadata: previous.pm } : {}) });
+    const previous = blocks.get(wire);
+    if (previous) out.emit({ type: end, blockId: previous.id, ...(previous.pm ? { providerMetadata: previous.pm } : {}) });
     const b: BlockState = { id: blockId(wire) };
-    texts.set(wire, b);
+    blocks.set(wire, b);
+    return b;
+  }
+
+  function openText(wire: string, pm: ProviderMetadata | undefined): BlockState {
+    const b = newBlock(texts, wire, 'text-end');
     out.emit({ type: 'text-start', blockId: b.id, ...(pm ? { providerMetadata: pm } : {}) });
     return b;
   }
 
   function openReasoning(wire: string, pm: ProviderMetadata | undefined): BlockState {
-    ensureStarted();
-    const previous = reasonings.get(wire);
-    if (previous) out.emit({ type: 'reasoning-end', blockId: previous.id, ...(previous.pm ? { providerMetadata: previous.pm } : {}) });
-    const b: BlockState = { id: blockId(wire) };
-    reasonings.set(wire, b);
+    const b = newBlock(reasonings, wire, 'reasoning-end');
     const { variant, pm: rest } = variantOf(pm);
     out.emit({ type: 'reasoning-start', blockId: b.id, variant: variant ?? 'thinking', ...(rest ? { providerMetadata: rest } : {}) });
     return b;
@@ -563,7 +578,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return custom('reset-step', restOf(v, ['type']));
       case 'text-start':
       case 'reasoning-start': {
-        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
+        if (!strings(v, where, 'id')) return;
         const pm = merge(pmOf(v, where), extras(v, ['type', 'id', 'providerMetadata']));
         if (type === 'text-start') openText(v.id, pm);
         else openReasoning(v.id, pm);
@@ -571,8 +586,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       }
       case 'text-delta':
       case 'reasoning-delta': {
-        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
-        if (!str(v.delta)) return invalid(where, 'delta', 'a string', v.delta);
+        if (!strings(v, where, 'id', 'delta')) return;
         const isText = type === 'text-delta';
         let b = (isText ? texts : reasonings).get(v.id);
         if (!b) {
@@ -593,7 +607,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       }
       case 'text-end':
       case 'reasoning-end': {
-        if (!str(v.id)) return invalid(where, 'id', 'a string part id', v.id);
+        if (!strings(v, where, 'id')) return;
         const isText = type === 'text-end';
         const map = isText ? texts : reasonings;
         const b = map.get(v.id);
@@ -620,8 +634,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return;
       }
       case 'tool-input-start': {
-        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
-        if (!str(v.toolName)) return invalid(where, 'toolName', 'a string', v.toolName);
+        if (!strings(v, where, 'toolCallId', 'toolName')) return;
         const existing = tools.get(v.toolCallId);
         if (existing?.open) return; // the same call announced twice
         ensureStarted();
@@ -642,8 +655,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return;
       }
       case 'tool-input-delta': {
-        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
-        if (!str(v.inputTextDelta)) return invalid(where, 'inputTextDelta', 'a string', v.inputTextDelta);
+        if (!strings(v, where, 'toolCallId', 'inputTextDelta')) return;
         const t = tools.get(v.toolCallId);
         if (!t?.open)
           return error(
@@ -659,8 +671,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       }
       case 'tool-input-available':
       case 'tool-input-error': {
-        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
-        if (!str(v.toolName)) return invalid(where, 'toolName', 'a string', v.toolName);
+        if (!strings(v, where, 'toolCallId', 'toolName')) return;
         const isError = type === 'tool-input-error';
         if (isError && !str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
         ensureStarted();
@@ -679,7 +690,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       case 'tool-output-available':
       case 'tool-output-error':
       case 'tool-output-denied': {
-        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (!strings(v, where, 'toolCallId')) return;
         if (type === 'tool-output-available' && !('output' in v)) return invalid(where, 'output', 'the tool output (any JSON value)');
         if (type === 'tool-output-error' && !str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
         ensureStarted();
@@ -723,8 +734,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return;
       }
       case 'tool-approval-request': {
-        if (!str(v.approvalId)) return invalid(where, 'approvalId', 'a string', v.approvalId);
-        if (!str(v.toolCallId)) return invalid(where, 'toolCallId', 'a string', v.toolCallId);
+        if (!strings(v, where, 'approvalId', 'toolCallId')) return;
         if (v.reason !== undefined && !str(v.reason)) return invalid(where, 'reason', 'a string', v.reason);
         ensureStarted();
         approvals.set(v.approvalId, v.toolCallId);
@@ -737,7 +747,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return out.emit(e);
       }
       case 'tool-approval-response': {
-        if (!str(v.approvalId)) return invalid(where, 'approvalId', 'a string', v.approvalId);
+        if (!strings(v, where, 'approvalId')) return;
         if (typeof v.approved !== 'boolean') return invalid(where, 'approved', 'a boolean', v.approved);
         if (v.reason !== undefined && !str(v.reason)) return invalid(where, 'reason', 'a string', v.reason);
         ensureStarted();
@@ -757,11 +767,11 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       case 'message-metadata':
         return custom(type, restOf(v, ['type']));
       case 'custom':
-        if (!str(v.kind)) return invalid(where, 'kind', 'a string', v.kind);
+        if (!strings(v, where, 'kind')) return;
         return custom(v.kind, restOf(v, ['type', 'kind']));
       case 'source-url':
       case 'source-document': {
-        if (!str(v.sourceId)) return invalid(where, 'sourceId', 'a string', v.sourceId);
+        if (!strings(v, where, 'sourceId')) return;
         const isUrl = type === 'source-url';
         if (isUrl && !str(v.url)) return invalid(where, 'url', 'a string', v.url);
         const e: EventInit = { type: 'source', sourceId: v.sourceId, kind: isUrl ? 'url' : 'document' };
@@ -777,8 +787,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
       }
       case 'file':
       case 'reasoning-file': {
-        if (!str(v.url)) return invalid(where, 'url', 'a data: or http(s) URL string', v.url);
-        if (!str(v.mediaType)) return invalid(where, 'mediaType', 'a string', v.mediaType);
+        if (!strings(v, where, 'url', 'mediaType')) return;
         let pm = merge(pmOf(v, where), extras(v, ['type', 'url', 'mediaType', 'filename', 'providerMetadata']));
         if (type === 'reasoning-file') pm = merge(pm, { [FRAMEWORK]: { type } });
         ensureStarted();
@@ -792,7 +801,7 @@ export function createAiSdkDecoder(options: AiSdkDecoderOptions = {}): Decoder {
         return;
       }
       case 'error': {
-        if (!str(v.errorText)) return invalid(where, 'errorText', 'a string', v.errorText);
+        if (!strings(v, where, 'errorText')) return;
         ensureStarted();
         const e: EventInit & { type: 'error' } = { type: 'error', code: 'stream_error', message: v.errorText, fatal: false };
         if (where) e.where = where;

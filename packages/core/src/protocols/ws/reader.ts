@@ -41,43 +41,17 @@ const STEP_KINDS = new Set<string>(MODEL_STEP_KINDS);
 const TODO_STATUS = new Set<string>(TODO_STATUSES);
 const PERSISTENCE_STATES = new Set(['transient', 'pending', 'persisted', 'queued', 'failed']);
 
-/** Frame types this reader knows: the agent:event contract's, Switchboard's extensions and the prototype's others. */
+/** Frame types this reader knows, by where they come from. */
 const WS_TYPES = new Set([
-  'session_start',
-  'thinking_chunk',
-  'thinking',
-  'thinking_complete',
-  'message_chunk',
-  'message_partial',
-  'message',
-  'tool_use',
-  'tool_result',
-  'complete',
-  'error',
-  'step_start',
-  'step_finish',
-  'source',
-  'file',
-  'todos',
-  'subagent_start',
-  'subagent_finish',
-  'usage',
-  'status',
-  'state_snapshot',
-  'state_delta',
-  'custom',
-  'raw',
-  'tool_approval_request',
-  'tool_approval_response',
-  'client_tool_call',
-  'interrupt',
-  'interrupt_response',
-  'session_end',
-  'approval_requested',
-  'approval_resolved',
-  'user_message_confirmed',
-  'turn_paused',
-  'content_refused',
+  // The agent:event contract's own frames.
+  ...['session_start', 'thinking_chunk', 'thinking', 'message_chunk', 'message', 'tool_use', 'tool_result', 'complete', 'error'],
+  // Switchboard's extensions.
+  ...['step_start', 'step_finish', 'source', 'file', 'todos', 'subagent_start', 'subagent_finish', 'usage', 'status', 'custom', 'raw'],
+  ...['state_snapshot', 'state_delta', 'tool_approval_request', 'tool_approval_response', 'client_tool_call'],
+  ...['interrupt', 'interrupt_response'],
+  // The prototype's other frames.
+  ...['thinking_complete', 'message_partial', 'session_end', 'turn_paused', 'content_refused'],
+  ...['approval_requested', 'approval_resolved', 'user_message_confirmed'],
 ]);
 
 type Frame = Record<string, unknown>;
