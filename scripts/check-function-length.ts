@@ -26,6 +26,8 @@ export const ALLOWED: Readonly<Record<string, string>> = {
     'the agent:event reader is one machine: its state as locals, one helper per frame kind, one switch over the types',
   'packages/core/src/protocols/ai-sdk/reader.ts:createAiSdkDecoder':
     'the UI message stream reader is one machine: its state as locals, its block / tool / data helpers, one switch over the chunk types',
+  'packages/core/src/protocols/ag-ui/reader.ts:createAgUiDecoder':
+    'the AG-UI reader is one machine: its state as locals, one table of START / CONTENT / END families, one switch over the event types',
   'packages/core/src/protocols/ag-ui/encoder.ts:createAgUiEncoder':
     'the AG-UI encoder is one machine: its state as locals, open / close helpers per message kind, one switch over the canonical events',
 };
