@@ -412,8 +412,7 @@ export class RunManager {
     // A client's run id taken in this chat (the caller sees that run) is a conflict; taken in a chat
     // the caller may not see, it must look unused: the run gets an id of its own.
     const taken = input.runId !== undefined ? await this.store.getRun(input.runId) : undefined;
-    if (taken && taken.chatId === input.chatId)
-      throw new RunStartError(409, 'run_exists', `A run with id ${input.runId} already exists`);
+    if (taken && taken.chatId === input.chatId) throw new RunStartError(409, 'run_exists', `A run with id ${input.runId} already exists`);
     const runId = taken ? randomUUID() : (input.runId ?? randomUUID());
     // A chat created just now has no run to supersede (a racing start is caught by `exclusive` below).
     if (!created) await this.settle(input.chatId);
