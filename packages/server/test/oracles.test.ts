@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { type RunningServer, startServer } from '../src/server/start.ts';
-import { api, quietLogger, testConfig } from './gateway-support.ts';
+import { api, quietLogger, testConfig, WsClient } from './gateway-support.ts';
 
 const config = testConfig({
   tokens: [
@@ -57,6 +57,15 @@ describe('existence oracles', () => {
     }
     const abort = (id: string) => answer(s, `/api/runs/${id}/abort`, id, { method: 'POST' });
     assert.deepEqual(await abort(aliceRun), await abort(never));
+    // The WebSocket's abort by run id.
+    const ws = new WsClient(`${s.url.replace(/^http/, 'ws')}/ws?access_token=token-bob`);
+    await ws.opened;
+    const wsAbort = async (runId: string) => {
+      ws.send({ type: 'abort', runId });
+      return masked(JSON.stringify((await ws.until((e) => e.event === 'error')).at(-1)), runId);
+    };
+    assert.equal(await wsAbort(aliceRun), await wsAbort(never));
+    ws.close();
   });
 
   test("POST /api/agui with Alice's run id starts Bob a run as a never-seen id does", async () => {
