@@ -7,7 +7,8 @@
  * - the conversation the agent answers is the input's `messages`, turned into AI SDK UIMessages
  *   (text, files, tool calls with their results); the last user message is stored;
  * - posting a `runId` that already exists in the thread again (a retry) does not start anything: it
- *   answers that run's stream (after `Last-Event-ID` when given).
+ *   answers that run's stream (after `Last-Event-ID` when given); a `runId` the caller cannot see
+ *   (another thread's or caller's) answers as a new id would: a new run, with an id of the gateway's.
  */
 import { storeRead, supersedeMessages } from '@switchboard/store';
 import { z } from 'zod';
@@ -148,11 +149,12 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   // A retry of a run that exists: its stream, not a new run — unless it carries answers to the run
   // (CopilotKit's useInterrupt re-posts the interrupted run's id with `resume`): that continues it,
   // as a new run (run ids are unique in the store), below.
-  const existing = await storeRead(core.store.getRun(input.runId));
+  // A run the caller cannot see (another thread's, another caller's) is not there for it: the
+  // request starts a new run, which gets an id of its own (RUN_STARTED and X-Switchboard-Run-Id carry it).
+  const found = await storeRead(core.store.getRun(input.runId));
+  const existing = found && found.chatId === chatId && canSee(principal, await core.store.getChat(chatId)) ? found : undefined;
   const resumesExisting = existing !== undefined && existing.status !== 'running' && (input.resume?.length ?? 0) > 0;
   if (existing && !resumesExisting) {
-    if (existing.chatId !== chatId || !canSee(principal, await core.store.getChat(chatId)))
-      return jsonError(409, `A run with id ${input.runId} already exists`, { code: 'run_exists' });
     const last = lastEventIdOf(c);
     if (!last.ok) return last.response;
     return sseResponse(c, core.store, existing.id, 'ag-ui', last.id, {
@@ -191,7 +193,7 @@ export async function postAgUi(c: GatewayContext): Promise<Response> {
   try {
     run = await core.runs.start({
       chatId,
-      ...(resumesExisting ? {} : { runId: input.runId }),
+      ...(resumesExisting || found ? {} : { runId: input.runId }),
       agent,
       messages: continues?.messages ?? messages,
       principal,

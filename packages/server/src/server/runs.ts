@@ -409,9 +409,11 @@ export class RunManager {
     // A chat the caller has just seen missing is created with the run, in one store write.
     const fresh = input.knownChat === null;
     const created = fresh || (await this.ensureChat(input.chatId, input.principal, title, input.agent));
-    const runId = input.runId ?? randomUUID();
-    if (input.runId !== undefined && (await this.store.getRun(runId)))
-      throw new RunStartError(409, 'run_exists', `A run with id ${runId} already exists`);
+    // A client's run id taken in this chat (the caller sees that run) is a conflict; taken in a chat
+    // the caller may not see, it must look unused: the run gets an id of its own.
+    const taken = input.runId !== undefined ? await this.store.getRun(input.runId) : undefined;
+    if (taken && taken.chatId === input.chatId) throw new RunStartError(409, 'run_exists', `A run with id ${input.runId} already exists`);
+    const runId = taken ? randomUUID() : (input.runId ?? randomUUID());
     // A chat created just now has no run to supersede (a racing start is caught by `exclusive` below).
     if (!created) await this.settle(input.chatId);
 
@@ -423,7 +425,7 @@ export class RunManager {
       messageId,
       exclusive: true,
       // Both made here from random UUIDs: the store need not look them up.
-      ...(input.runId === undefined && input.continues === undefined ? { newIds: true } : {}),
+      ...(runId !== input.runId && input.continues === undefined ? { newIds: true } : {}),
       ...(this.leaseMs > 0 ? { lease: { holder: this.instanceId, until: this.now() + this.leaseMs } } : {}),
       ...(input.userMessage ? { userMessage: input.userMessage } : {}),
       ...(title ? { title } : {}),
