@@ -127,6 +127,7 @@ export { createCanonicalEncoder } from './protocols/canonical/encoder.ts';
 export { createCanonicalDecoder, createCanonicalReader, isCanonicalEvent } from './protocols/canonical/reader.ts';
 export type { DsAgentEncoderOptions, DsAgentRunMessage } from './protocols/dsagent/encoder.ts';
 export { createDsAgentEncoder } from './protocols/dsagent/encoder.ts';
+export { type DsAgentHistoryMessage, type DsAgentUserMessage, dsAgentOfAssistant, toDsAgentMessages } from './protocols/dsagent/history.ts';
 export { createDsAgentDecoder, detectDsAgent } from './protocols/dsagent/reader.ts';
 export {
   createTimelineView,

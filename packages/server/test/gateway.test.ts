@@ -81,7 +81,7 @@ describe('routes', () => {
 
     const protocol = await api(s.url, '/api/chats/x/messages?protocol=html');
     assert.equal(protocol.status, 400);
-    assert.match((await protocol.json()).error.message, /ai-sdk, ag-ui, timeline, canonical/);
+    assert.match((await protocol.json()).error.message, /ai-sdk, ag-ui, timeline, dsagent, canonical/);
 
     const after = await api(s.url, '/api/runs/x/events?after=abc');
     assert.equal(after.status, 400);

@@ -4,12 +4,14 @@
  * - `ai-sdk`: `UIMessage[]` (core's `toUIMessages`);
  * - `ag-ui`: a `MESSAGES_SNAPSHOT` event with the agent state beside it (core's `toAgUiHistory`);
  * - `timeline`: the thinking timeline (core's `toTimeline`);
+ * - `dsagent`: DSAgentRunMessage[] as a DeepSearchAgents client collected them (core's `toDsAgentMessages`);
  * - `canonical`: the user messages and each run's canonical events (the audit view: it keeps superseded answers).
  */
 import {
   type AgUiHistory,
   type AgUiMessageLike,
   type CanonicalEvent,
+  type DsAgentHistoryMessage,
   extractThinkTags,
   type HistoryOptions,
   type Json,
@@ -19,6 +21,7 @@ import {
   type ToolResultData,
   toAgUiHistory,
   toAgUiMessages,
+  toDsAgentMessages,
   toTimeline,
   toUIMessages,
   toUIParts,
@@ -30,7 +33,7 @@ import type { PersistedMessage, UserMessage } from './projection.ts';
 import { type Chat, type RunStatus, type Store, StoreError } from './store.ts';
 
 /** The protocols history can be loaded in. */
-export const HISTORY_PROTOCOLS = ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] as const;
+export const HISTORY_PROTOCOLS = ['ai-sdk', 'ag-ui', 'timeline', 'dsagent', 'canonical'] as const;
 export type HistoryProtocol = (typeof HISTORY_PROTOCOLS)[number];
 
 /** True when `name` is a history protocol. */
@@ -42,8 +45,8 @@ export type { HistoryOptions };
 
 /** One part of an AI SDK UIMessage (structural: the store does not depend on `ai`); the core's type. */
 export type UIPartLike = UIMessagePartLike;
-export type { AgUiHistory, AgUiMessageLike, TimelineItem, ToolCallData, ToolResultData, UIMessageLike };
-export { extractThinkTags, type ThinkExtraction, toAgUiHistory, toAgUiMessages, toTimeline, toUIMessages, toUIParts };
+export type { AgUiHistory, AgUiMessageLike, DsAgentHistoryMessage, TimelineItem, ToolCallData, ToolResultData, UIMessageLike };
+export { extractThinkTags, type ThinkExtraction, toAgUiHistory, toAgUiMessages, toDsAgentMessages, toTimeline, toUIMessages, toUIParts };
 
 /** The AG-UI history a protocol load answers: a `MESSAGES_SNAPSHOT` event with the state beside it. */
 export interface MessagesSnapshotLike {
@@ -120,6 +123,7 @@ export interface HistoryOf {
   'ai-sdk': UIMessageLike[];
   'ag-ui': MessagesSnapshotLike;
   timeline: TimelineItem[];
+  dsagent: DsAgentHistoryMessage[];
   canonical: CanonicalHistoryItem[];
 }
 
@@ -159,6 +163,8 @@ function historyOf<P extends HistoryProtocol>(messages: readonly PersistedMessag
       return toAgUiSnapshot(messages, options) as HistoryOf[P];
     case 'timeline':
       return toTimeline(messages, options) as HistoryOf[P];
+    case 'dsagent':
+      return toDsAgentMessages(messages, options) as HistoryOf[P];
     default:
       return [] as CanonicalHistoryItem[] as HistoryOf[P];
   }

@@ -221,7 +221,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       {
         name: 'protocol',
         value: 'protocol',
-        choices: ['ai-sdk', 'ag-ui', 'timeline', 'canonical'],
+        choices: ['ai-sdk', 'ag-ui', 'timeline', 'dsagent', 'canonical'],
         default: 'ai-sdk',
         help: 'History format of export.',
       },

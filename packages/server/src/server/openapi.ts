@@ -212,10 +212,13 @@ export function openApiDocument(version = '0.1.0'): Obj {
           tags: ['history'],
           summary: 'The conversation in a protocol.',
           description:
-            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event with the agent state (`{ type, messages, state }`); `timeline`: thinking timeline items; `canonical`: user messages and each run's canonical events. A chat the caller cannot see (never created, deleted, or another caller's) has the empty history of the protocol (`[]`, or a MESSAGES_SNAPSHOT with no messages and `{}` as state), so a stock client opening a new chat sees no error.",
+            "`ai-sdk`: a JSON array of AI SDK UIMessages; `ag-ui`: a MESSAGES_SNAPSHOT event with the agent state (`{ type, messages, state }`); `timeline`: thinking timeline items; `dsagent`: DSAgentRunMessages as a DeepSearchAgents client collected them (one message per stream, its final form); `canonical`: user messages and each run's canonical events. A chat the caller cannot see (never created, deleted, or another caller's) has the empty history of the protocol (`[]`, or a MESSAGES_SNAPSHOT with no messages and `{}` as state), so a stock client opening a new chat sees no error.",
           parameters: [
             pathId('id', 'Chat id.'),
-            query('protocol', 'History format (default ai-sdk).', { type: 'string', enum: ['ai-sdk', 'ag-ui', 'timeline', 'canonical'] }),
+            query('protocol', 'History format (default ai-sdk).', {
+              type: 'string',
+              enum: ['ai-sdk', 'ag-ui', 'timeline', 'dsagent', 'canonical'],
+            }),
             query(
               'includePending',
               'Include the message of a run still streaming (default true; false for a client that calls resumeStream()).',

@@ -79,7 +79,7 @@ export async function getChat(c: GatewayContext): Promise<Response> {
   return c.json({ chat: publicChat(chat), runs: await c.get('core').store.listRuns(chatId) });
 }
 
-/** `GET /api/chats/:id/messages?protocol=ai-sdk|ag-ui|timeline|canonical&includePending=`. */
+/** `GET /api/chats/:id/messages?protocol=ai-sdk|ag-ui|timeline|dsagent|canonical&includePending=`. */
 export async function chatMessages(c: GatewayContext): Promise<Response> {
   const chatId = c.req.param('id') as string;
   const protocol = c.req.query('protocol') ?? 'ai-sdk';

@@ -40,7 +40,7 @@ function fnv1a(text: string): string {
 }
 
 /** `msg_<hex>`: the run (hashed), the event's seq and the k-th message of that event — unique per message in a run. */
-function messageIdOf(runId: string, seq: number, k: number): string {
+export function messageIdOf(runId: string, seq: number, k: number): string {
   return `msg_${fnv1a(runId)}${seq.toString(16).padStart(8, '0')}${k.toString(16).padStart(4, '0')}`;
 }
 
@@ -65,7 +65,7 @@ function thousands(n: number): string {
 }
 
 /** web_ui.py's footnote: `**label** | Input tokens: 1,234 | Output tokens: 56 | Duration: 1.23s`, greyed. */
-function footnote(label: string, usage: Usage | undefined, durationMs: number | undefined): string {
+export function footnote(label: string, usage: Usage | undefined, durationMs: number | undefined): string {
   let text = `**${label}**`;
   if (usage?.inputTokens !== undefined && usage.outputTokens !== undefined)
     text += ` | Input tokens: ${thousands(usage.inputTokens)} | Output tokens: ${thousands(usage.outputTokens)}`;
@@ -104,13 +104,13 @@ function isRecord(v: unknown): v is Record<string, Json> {
 }
 
 /** A structured answer's provider fields (smolagents: `{title, sources, structured: true}` on the text block). */
-function structuredOf(pm: ProviderMetadata | undefined): Record<string, Json> | undefined {
+export function structuredOf(pm: ProviderMetadata | undefined): Record<string, Json> | undefined {
   if (!pm) return undefined;
   for (const k in pm) if (pm[k]?.structured === true) return pm[k];
   return undefined;
 }
 
-function isoTime(ts: number): string {
+export function isoTime(ts: number): string {
   const d = new Date(ts);
   return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
 }
@@ -144,7 +144,11 @@ interface StreamState {
 }
 
 /** The tool_call badge and the tool_invocation message of a complete tool input (web_ui.py's shapes). */
-function toolInvocation(e: EventOf<'tool-input-end'>): { badge: Record<string, unknown>; content: string; md: Record<string, unknown> } {
+export function toolInvocation(e: Pick<EventOf<'tool-input-end'>, 'toolName' | 'toolCallId' | 'input'>): {
+  badge: Record<string, unknown>;
+  content: string;
+  md: Record<string, unknown>;
+} {
   const python = e.toolName === PYTHON;
   const badge: Record<string, unknown> = {
     component: 'chat',

@@ -1,0 +1,366 @@
+/**
+ * Stored messages → DSAgentRunMessage history: what a DeepSearchAgents client holds after collecting
+ * the dsagent encoder's output live. Pure: built from the folded messages alone, never by re-encoding
+ * a run's events.
+ *
+ * The client's collected state (DeepSearchAgents' `use-websocket.tsx`): a stream is ONE message — the
+ * initial message is added, its deltas replace its content, the final message replaces it and keeps
+ * the initial message's `message_id` — so a stream appears here as its final message (streaming false,
+ * the whole content) under the initial message's id; a stream still open appears as its initial
+ * message with the text so far. Every other message is kept as sent. User messages are
+ * `{role: 'user', content, metadata: {}, message_id, timestamp, session_id}` (DeepSearchAgents'
+ * session echoes the query as a `DSAgentRunMessage` with the model's default metadata).
+ */
+import type { HistoryOptions } from '../../message/history-options.ts';
+import type { AssistantMessage, MessagePart, PersistedMessage, StepInfo } from '../../message/types.ts';
+import type { Json, ProviderMetadata } from '../../model/events.ts';
+import { footnote, isoTime, messageIdOf, structuredOf, thoughtsPreview, toolInvocation } from './encoder.ts';
+import { PYTHON, routeComponent } from './routing.ts';
+import type { DsAgentRunMessage } from './schema.ts';
+
+/** A user message of DSAgent history (DeepSearchAgents' default metadata: `{}`). */
+export interface DsAgentUserMessage {
+  role: 'user';
+  content: string;
+  metadata: Record<string, never>;
+  message_id: string;
+  timestamp: string;
+  session_id: string;
+}
+
+/** One message of DSAgent history. */
+export type DsAgentHistoryMessage = DsAgentRunMessage | DsAgentUserMessage;
+
+type StepType = 'planning' | 'action' | 'final_answer';
+
+/** One stored assistant message → the messages a DSAgent client collected of its run. */
+export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): DsAgentRunMessage[] {
+  const out: DsAgentRunMessage[] = [];
+  const session = m.chatId || m.runId;
+  const steps = new Map<string, StepInfo>();
+  for (const s of m.metadata.steps) steps.set(s.stepId, s);
+  let lastAction = 0;
+  let planningCount = 0;
+  let step:
+    | {
+        type: StepType;
+        number?: number;
+        planningType?: 'initial' | 'update';
+        info?: StepInfo;
+        error?: { message: string; type: string };
+        answer: string[];
+        answerPm?: ProviderMetadata;
+        sources: Json[];
+        seq: number;
+      }
+    | undefined;
+  const streamIds = new Set<string>();
+  const uniqueStreamId = (base: string) => {
+    let id = base;
+    for (let n = 2; streamIds.has(id); n++) id = `${base}-${n}`;
+    streamIds.add(id);
+    return id;
+  };
+  const send = (seq: number, k: number, ts: number, content: string, metadata: Record<string, unknown>, stepNumber: number | undefined) => {
+    const msg: Record<string, unknown> = {
+      role: 'assistant',
+      content,
+      metadata,
+      message_id: messageIdOf(m.runId, seq, k),
+      timestamp: isoTime(ts),
+      session_id: session,
+    };
+    if (stepNumber !== undefined) msg.step_number = stepNumber;
+    out.push(msg as DsAgentRunMessage);
+  };
+
+  const closeStep = () => {
+    const s = step;
+    if (!s) return;
+    step = undefined;
+    const endTs = s.info?.endedAt ?? s.info?.startedAt ?? m.createdAt;
+    if (s.type === 'final_answer') {
+      const text = s.answer.join('');
+      const structured = structuredOf(s.answerPm);
+      const md: Record<string, unknown> = {
+        component: 'chat',
+        message_type: 'final_answer',
+        step_type: 'final_answer',
+        agent_status: 'writing',
+        is_active: false,
+        status: 'done',
+        is_final_answer: true,
+      };
+      const sources = Array.isArray(structured?.sources) ? structured.sources : s.sources;
+      let content: string;
+      if (structured) {
+        content = '';
+        md.has_structured_data = true;
+        md.answer_title = typeof structured.title === 'string' ? structured.title : 'Final Answer';
+        md.answer_content = text;
+      } else content = `**Final answer:**\n${text}\n`;
+      if (structured || sources.length > 0) md.answer_sources = sources;
+      if (structured) md.answer_format = 'json';
+      send(s.seq, 1, endTs, content, md, lastAction > 0 ? lastAction : undefined);
+      return;
+    }
+    if (s.info?.endedAt === undefined) return;
+    const planning = s.type === 'planning';
+    const label = planning
+      ? s.planningType === 'update'
+        ? 'Updated planning step'
+        : 'Initial planning step'
+      : s.number !== undefined
+        ? `Step ${s.number}`
+        : 'Step';
+    const md: Record<string, unknown> = {
+      component: 'chat',
+      message_type: planning ? 'planning_footer' : 'action_footer',
+      step_type: planning ? 'planning' : 'action',
+    };
+    if (planning) {
+      md.planning_type = s.planningType ?? 'initial';
+      md.planning_step_number = s.number ?? 1;
+    }
+    md.status = 'done';
+    md.footer_label = label;
+    md.step_name = label;
+    const usage = s.info.usage;
+    // The fold fills a missing duration with the step's time span; the encoder sends only the event's
+    // own. A duration equal to the span is taken as filled in (one the event gave that equals it is lost).
+    const span = s.info.endedAt - s.info.startedAt;
+    const durationMs = s.info.durationMs !== span ? s.info.durationMs : undefined;
+    if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined || usage.totalTokens !== undefined)) {
+      const t: Record<string, number> = {};
+      if (usage.inputTokens !== undefined) t.input_tokens = usage.inputTokens;
+      if (usage.outputTokens !== undefined) t.output_tokens = usage.outputTokens;
+      if (usage.totalTokens !== undefined) t.total_tokens = usage.totalTokens;
+      md.token_usage = t;
+    }
+    if (durationMs !== undefined) md.timing = { duration: durationMs / 1000 };
+    if (s.error) md.error = s.error;
+    if (s.info.finishReason !== undefined) md.finish_reason = s.info.finishReason;
+    // The step-finish event's seq is not stored: the footer's id is the step's own, past its header.
+    send(s.seq, 1, endTs, footnote(label, usage, durationMs), md, s.number);
+    send(
+      s.seq,
+      2,
+      endTs,
+      '-----',
+      { component: 'chat', message_type: 'separator', step_type: planning ? 'planning' : 'action', status: 'done' },
+      s.number,
+    );
+  };
+
+  // Parts in event order, each tool result at its output event.
+  type Item = { at: number; part: MessagePart; result: boolean };
+  const items: Item[] = [];
+  for (const p of m.metadata.parts) {
+    items.push({ at: p.seq, part: p, result: false });
+    if (p.type === 'tool' && p.outputSeq !== undefined && p.inputError === undefined)
+      items.push({ at: p.outputSeq, part: p, result: true });
+  }
+  items.sort((a, b) => a.at - b.at);
+  const errors = [...m.metadata.errors];
+
+  for (const { part: p, result, at } of items) {
+    while (errors.length > 0 && errors[0].seq < at) {
+      const e = errors.shift() as (typeof errors)[number];
+      const md: Record<string, unknown> = { component: routeComponent(undefined, 'error', e.message), message_type: 'error' };
+      if (step) md.step_type = step.type;
+      Object.assign(md, { title: '💥 Error', status: 'done', error: true, error_type: e.code ?? 'Error' });
+      if (e.code !== undefined) md.error_code = e.code;
+      md.fatal = e.fatal;
+      send(e.seq, 0, e.ts, e.message, md, step?.number);
+    }
+    switch (p.type) {
+      case 'step-start': {
+        if (p.stepId === undefined) break;
+        // A subagent's step inside an open one flows into it (DSAgent steps do not nest).
+        if (step && step.type !== 'final_answer' && p.subagentId !== undefined) break;
+        closeStep();
+        const info = steps.get(p.stepId);
+        const base = { info, answer: [], sources: [], seq: p.seq };
+        if (p.kind === 'final-answer') {
+          step = { ...base, type: 'final_answer' };
+          break;
+        }
+        if (p.kind === 'planning') {
+          planningCount++;
+          const planningType = p.name === 'initial' || p.name === 'update' ? p.name : planningCount === 1 ? 'initial' : 'update';
+          step = { ...base, type: 'planning', number: lastAction + 1, planningType };
+          send(
+            p.seq,
+            0,
+            p.startedAt,
+            '',
+            {
+              component: 'chat',
+              message_type: 'planning_header',
+              step_type: 'planning',
+              planning_type: planningType,
+              is_update_plan: planningType === 'update',
+              planning_step_number: lastAction + 1,
+              agent_status: planningType === 'update' ? 'update_planning' : 'initial_planning',
+              is_active: false,
+              status: 'done',
+              step_id: p.stepId,
+            },
+            lastAction + 1,
+          );
+          break;
+        }
+        const number = p.kind === 'action' && p.number !== undefined ? p.number : lastAction + 1;
+        lastAction = Math.max(lastAction, number);
+        step = { ...base, type: 'action', number };
+        const md: Record<string, unknown> = {
+          component: 'chat',
+          message_type: 'action_header',
+          step_type: 'action',
+          status: 'done',
+          step_id: p.stepId,
+        };
+        if (p.kind !== 'action') md.step_kind = p.kind === 'model' ? 'model' : 'other';
+        send(p.seq, 0, p.startedAt, `**Step ${number}**`, md, number);
+        break;
+      }
+      case 'reasoning':
+      case 'text': {
+        if (p.type === 'text' && step?.type === 'final_answer') {
+          step.answer.push(p.text);
+          step.answerPm ??= p.providerMetadata;
+          break;
+        }
+        if (p.type === 'reasoning' && !sendReasoning) break;
+        const messageType = p.type === 'text' ? 'assistant_message' : step?.type === 'planning' ? 'planning_content' : 'action_thought';
+        const streamId = uniqueStreamId(`msg-${step?.number ?? 0}-${messageType}-stream`);
+        const active = p.state === 'streaming';
+        const md: Record<string, unknown> = { component: 'chat', message_type: messageType };
+        if (messageType === 'planning_content') {
+          md.step_type = 'planning';
+          md.agent_status = step?.planningType === 'update' ? 'update_planning' : 'initial_planning';
+        } else if (messageType === 'action_thought') {
+          md.step_type = 'action';
+          md.agent_status = 'thinking';
+        } else {
+          if (step?.type === 'planning' || step?.type === 'action') md.step_type = step.type;
+          md.agent_status = 'writing';
+        }
+        md.is_active = active;
+        md.status = active ? 'streaming' : 'done';
+        if (active) {
+          Object.assign(md, { streaming: true, stream_id: streamId, is_initial_stream: true, block_id: p.blockId });
+        } else {
+          if (messageType === 'planning_content') {
+            if (step?.planningType) md.planning_type = step.planningType;
+            if (step?.number !== undefined) md.planning_step_number = step.number;
+          }
+          md.streaming = false;
+          md.stream_id = streamId;
+          if (messageType === 'action_thought')
+            Object.assign(md, { is_raw_thought: true, thoughts_content: thoughtsPreview(p.text), full_thought_length: p.text.length });
+          else if (messageType === 'planning_content') md.content_length = p.text.length;
+          md.block_id = p.blockId;
+        }
+        if (p.type === 'reasoning' && p.variant === 'processing') md.reasoning_variant = 'processing';
+        send(p.seq, 0, p.startedAt, p.text, md, step?.number);
+        break;
+      }
+      case 'tool': {
+        if (!result) {
+          if (p.state === 'input-streaming') break;
+          const { badge, content, md } = toolInvocation({ toolName: p.toolName, toolCallId: p.toolCallId, input: p.input ?? {} });
+          send(p.seq, 0, p.startedAt, '', badge, step?.number);
+          send(p.seq, 1, p.startedAt, content, md, step?.number);
+          break;
+        }
+        const ts = p.endedAt ?? p.startedAt;
+        if (p.state === 'output-error') {
+          const error = p.errorText ?? 'error';
+          if (step) step.error = { message: error, type: 'ToolError' };
+          const md: Record<string, unknown> = {
+            component: routeComponent(p.toolName, 'error', error),
+            message_type: 'error',
+            step_type: step?.type ?? 'action',
+            title: '💥 Error',
+            status: 'done',
+            error: true,
+            error_type: 'ToolError',
+            tool_name: p.toolName,
+            tool_id: p.toolCallId,
+          };
+          if (p.errorOutput !== undefined) md.tool_output = p.errorOutput;
+          md.fatal = false;
+          send(p.outputSeq as number, 0, ts, error, md, step?.number);
+          break;
+        }
+        if (p.state !== 'output-available') break;
+        const output = p.output ?? null;
+        const text = typeof output === 'string' ? output : JSON.stringify(output, null, 2);
+        const messageType = p.toolName === PYTHON ? 'execution_logs' : 'observation';
+        const content = `\`\`\`bash\n${text}\n\`\`\``;
+        const md: Record<string, unknown> = {
+          component: routeComponent(p.toolName, messageType, content),
+          message_type: messageType,
+          tool_name: p.toolName,
+          tool_id: p.toolCallId,
+          step_type: 'action',
+          agent_status: 'actions_running',
+          is_active: false,
+          title: p.toolName === PYTHON ? '📝 Execution Logs' : `📝 Observation from ${p.toolName}`,
+          status: 'done',
+          output_lines: text.split('\n').length,
+          has_error: /(error|exception|traceback|failed)/i.test(text),
+        };
+        if (typeof output !== 'string') md.output_format = 'json';
+        send(p.outputSeq as number, 0, ts, content, md, step?.number);
+        break;
+      }
+      case 'source':
+        if (step?.type === 'final_answer') step.sources.push(p.url ?? p.title ?? p.sourceId);
+        break;
+      case 'file': {
+        if (!p.mediaType.startsWith('image/')) break;
+        const md: Record<string, unknown> = {
+          component: 'chat',
+          message_type: 'observation_image',
+          step_type: 'action',
+          title: '🖼️ Output Image',
+          status: 'done',
+          image_path: p.url,
+          mime_type: p.mediaType,
+        };
+        if (p.filename !== undefined) md.filename = p.filename;
+        send(p.seq, 0, step?.info?.startedAt ?? m.createdAt, `![Image](${p.url})`, md, step?.number);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const e of errors) {
+    const md: Record<string, unknown> = { component: routeComponent(undefined, 'error', e.message), message_type: 'error' };
+    if (step) md.step_type = step.type;
+    Object.assign(md, { title: '💥 Error', status: 'done', error: true, error_type: e.code ?? 'Error' });
+    if (e.code !== undefined) md.error_code = e.code;
+    md.fatal = e.fatal;
+    send(e.seq, 0, e.ts, e.message, md, step?.number);
+  }
+  closeStep();
+  return out;
+}
+
+/**
+ * Stored messages → DSAgentRunMessage history (`GET /api/chats/:id/messages?protocol=dsagent`): user
+ * messages as DeepSearchAgents echoes them, each assistant message as {@link dsAgentOfAssistant}.
+ * Work is proportional to the stored messages.
+ */
+export function toDsAgentMessages(messages: readonly PersistedMessage[], options: HistoryOptions = {}): DsAgentHistoryMessage[] {
+  const out: DsAgentHistoryMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'assistant') out.push(...dsAgentOfAssistant(m, options.sendReasoning ?? true));
+    else if (m.role === 'user')
+      out.push({ role: 'user', content: m.content, metadata: {}, message_id: m.id, timestamp: isoTime(m.createdAt), session_id: m.chatId });
+  }
+  return out;
+}
