@@ -110,6 +110,39 @@ export function structuredOf(pm: ProviderMetadata | undefined): Record<string, J
   return undefined;
 }
 
+/**
+ * The final answer message of a step: its text (or, for a structured answer in the providerMetadata,
+ * the title, content and sources the frontend's answer card shows) and its metadata. One shape for
+ * the live encoder and the history.
+ */
+export function finalAnswer(
+  text: string,
+  answerPm: ProviderMetadata | undefined,
+  stepSources: Json[],
+): { content: string; md: Record<string, unknown> } {
+  const structured = structuredOf(answerPm);
+  const md: Record<string, unknown> = {
+    component: 'chat',
+    message_type: 'final_answer',
+    step_type: 'final_answer',
+    agent_status: 'writing',
+    is_active: false,
+    status: 'done',
+    is_final_answer: true,
+  };
+  const sources = Array.isArray(structured?.sources) ? structured.sources : stepSources;
+  let content: string;
+  if (structured) {
+    content = '';
+    md.has_structured_data = true;
+    md.answer_title = typeof structured.title === 'string' ? structured.title : 'Final Answer';
+    md.answer_content = text;
+  } else content = `**Final answer:**\n${text}\n`;
+  if (structured || sources.length > 0) md.answer_sources = sources;
+  if (structured) md.answer_format = 'json';
+  return { content, md };
+}
+
 export function isoTime(ts: number): string {
   const d = new Date(ts);
   return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
@@ -356,27 +389,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
     const sendAnswer = (s: StepState): void => {
       if (s.answered) return;
       s.answered = true;
-      const text = s.answer.join('');
-      const structured = structuredOf(s.answerPm);
-      const md: Record<string, unknown> = {
-        component: 'chat',
-        message_type: 'final_answer',
-        step_type: 'final_answer',
-        agent_status: 'writing',
-        is_active: false,
-        status: 'done',
-        is_final_answer: true,
-      };
-      const sources = Array.isArray(structured?.sources) ? structured.sources : s.sources;
-      let content: string;
-      if (structured) {
-        content = '';
-        md.has_structured_data = true;
-        md.answer_title = typeof structured.title === 'string' ? structured.title : 'Final Answer';
-        md.answer_content = text;
-      } else content = `**Final answer:**\n${text}\n`;
-      if (structured || sources.length > 0) md.answer_sources = sources;
-      if (structured) md.answer_format = 'json';
+      const { content, md } = finalAnswer(s.answer.join(''), s.answerPm, s.sources);
       send(content, md, lastAction > 0 ? lastAction : undefined);
     };
 

@@ -14,7 +14,7 @@
 import type { HistoryOptions } from '../../message/history-options.ts';
 import type { AssistantMessage, MessagePart, PersistedMessage, StepInfo } from '../../message/types.ts';
 import type { Json, ProviderMetadata } from '../../model/events.ts';
-import { footnote, isoTime, messageIdOf, structuredOf, thoughtsPreview, toolInvocation } from './encoder.ts';
+import { finalAnswer, footnote, isoTime, messageIdOf, thoughtsPreview, toolInvocation } from './encoder.ts';
 import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
 
@@ -80,27 +80,7 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
     step = undefined;
     const endTs = s.info?.endedAt ?? s.info?.startedAt ?? m.createdAt;
     if (s.type === 'final_answer') {
-      const text = s.answer.join('');
-      const structured = structuredOf(s.answerPm);
-      const md: Record<string, unknown> = {
-        component: 'chat',
-        message_type: 'final_answer',
-        step_type: 'final_answer',
-        agent_status: 'writing',
-        is_active: false,
-        status: 'done',
-        is_final_answer: true,
-      };
-      const sources = Array.isArray(structured?.sources) ? structured.sources : s.sources;
-      let content: string;
-      if (structured) {
-        content = '';
-        md.has_structured_data = true;
-        md.answer_title = typeof structured.title === 'string' ? structured.title : 'Final Answer';
-        md.answer_content = text;
-      } else content = `**Final answer:**\n${text}\n`;
-      if (structured || sources.length > 0) md.answer_sources = sources;
-      if (structured) md.answer_format = 'json';
+      const { content, md } = finalAnswer(s.answer.join(''), s.answerPm, s.sources);
       send(s.seq, 1, endTs, content, md, lastAction > 0 ? lastAction : undefined);
       return;
     }
