@@ -111,6 +111,50 @@ export function structuredOf(pm: ProviderMetadata | undefined): Record<string, J
 }
 
 /**
+ * The footer of a finished planning or action step (its label, token usage, duration, error and
+ * finish reason) and the separator after it. One shape for the live encoder and the history.
+ */
+export function stepFooter(
+  s: Pick<StepState, 'type' | 'planningType' | 'number' | 'error'>,
+  usage: Usage | undefined,
+  durationMs: number | undefined,
+  finish: string | undefined,
+): { content: string; md: Record<string, unknown>; separator: Record<string, unknown> } {
+  const planning = s.type === 'planning';
+  const label = planning
+    ? s.planningType === 'update'
+      ? 'Updated planning step'
+      : 'Initial planning step'
+    : s.number !== undefined
+      ? `Step ${s.number}`
+      : 'Step';
+  const md: Record<string, unknown> = {
+    component: 'chat',
+    message_type: planning ? 'planning_footer' : 'action_footer',
+    step_type: planning ? 'planning' : 'action',
+  };
+  if (planning) {
+    md.planning_type = s.planningType ?? 'initial';
+    md.planning_step_number = s.number ?? 1;
+  }
+  md.status = 'done';
+  md.footer_label = label;
+  md.step_name = label;
+  if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined || usage.totalTokens !== undefined)) {
+    const t: Record<string, number> = {};
+    if (usage.inputTokens !== undefined) t.input_tokens = usage.inputTokens;
+    if (usage.outputTokens !== undefined) t.output_tokens = usage.outputTokens;
+    if (usage.totalTokens !== undefined) t.total_tokens = usage.totalTokens;
+    md.token_usage = t;
+  }
+  if (durationMs !== undefined) md.timing = { duration: durationMs / 1000 };
+  if (s.error) md.error = s.error;
+  if (finish !== undefined) md.finish_reason = finish;
+  const separator = { component: 'chat', message_type: 'separator', step_type: planning ? 'planning' : 'action', status: 'done' };
+  return { content: footnote(label, usage, durationMs), md, separator };
+}
+
+/**
  * The final answer message of a step: its text (or, for a structured answer in the providerMetadata,
  * the title, content and sources the frontend's answer card shows) and its metadata. One shape for
  * the live encoder and the history.
@@ -394,42 +438,9 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
     };
 
     const footer = (s: StepState, usage: Usage | undefined, durationMs: number | undefined, finish: string | undefined): void => {
-      const planning = s.type === 'planning';
-      const label = planning
-        ? s.planningType === 'update'
-          ? 'Updated planning step'
-          : 'Initial planning step'
-        : s.number !== undefined
-          ? `Step ${s.number}`
-          : 'Step';
-      const md: Record<string, unknown> = {
-        component: 'chat',
-        message_type: planning ? 'planning_footer' : 'action_footer',
-        step_type: planning ? 'planning' : 'action',
-      };
-      if (planning) {
-        md.planning_type = s.planningType ?? 'initial';
-        md.planning_step_number = s.number ?? 1;
-      }
-      md.status = 'done';
-      md.footer_label = label;
-      md.step_name = label;
-      if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined || usage.totalTokens !== undefined)) {
-        const t: Record<string, number> = {};
-        if (usage.inputTokens !== undefined) t.input_tokens = usage.inputTokens;
-        if (usage.outputTokens !== undefined) t.output_tokens = usage.outputTokens;
-        if (usage.totalTokens !== undefined) t.total_tokens = usage.totalTokens;
-        md.token_usage = t;
-      }
-      if (durationMs !== undefined) md.timing = { duration: durationMs / 1000 };
-      if (s.error) md.error = s.error;
-      if (finish !== undefined) md.finish_reason = finish;
-      send(footnote(label, usage, durationMs), md, s.number);
-      send(
-        '-----',
-        { component: 'chat', message_type: 'separator', step_type: planning ? 'planning' : 'action', status: 'done' },
-        s.number,
-      );
+      const f = stepFooter(s, usage, durationMs, finish);
+      send(f.content, f.md, s.number);
+      send('-----', f.separator, s.number);
     };
 
     const closeStreams = (): void => {

@@ -14,7 +14,7 @@
 import type { HistoryOptions } from '../../message/history-options.ts';
 import type { AssistantMessage, MessagePart, PersistedMessage, StepInfo } from '../../message/types.ts';
 import type { Json, ProviderMetadata } from '../../model/events.ts';
-import { finalAnswer, footnote, isoTime, messageIdOf, thoughtsPreview, toolInvocation } from './encoder.ts';
+import { finalAnswer, isoTime, messageIdOf, stepFooter, thoughtsPreview, toolInvocation } from './encoder.ts';
 import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
 
@@ -85,51 +85,14 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
       return;
     }
     if (s.info?.endedAt === undefined) return;
-    const planning = s.type === 'planning';
-    const label = planning
-      ? s.planningType === 'update'
-        ? 'Updated planning step'
-        : 'Initial planning step'
-      : s.number !== undefined
-        ? `Step ${s.number}`
-        : 'Step';
-    const md: Record<string, unknown> = {
-      component: 'chat',
-      message_type: planning ? 'planning_footer' : 'action_footer',
-      step_type: planning ? 'planning' : 'action',
-    };
-    if (planning) {
-      md.planning_type = s.planningType ?? 'initial';
-      md.planning_step_number = s.number ?? 1;
-    }
-    md.status = 'done';
-    md.footer_label = label;
-    md.step_name = label;
-    const usage = s.info.usage;
     // The fold fills a missing duration with the step's time span; the encoder sends only the event's
     // own. A duration equal to the span is taken as filled in (one the event gave that equals it is lost).
     const span = s.info.endedAt - s.info.startedAt;
     const durationMs = s.info.durationMs !== span ? s.info.durationMs : undefined;
-    if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined || usage.totalTokens !== undefined)) {
-      const t: Record<string, number> = {};
-      if (usage.inputTokens !== undefined) t.input_tokens = usage.inputTokens;
-      if (usage.outputTokens !== undefined) t.output_tokens = usage.outputTokens;
-      if (usage.totalTokens !== undefined) t.total_tokens = usage.totalTokens;
-      md.token_usage = t;
-    }
-    if (durationMs !== undefined) md.timing = { duration: durationMs / 1000 };
-    if (s.error) md.error = s.error;
-    if (s.info.finishReason !== undefined) md.finish_reason = s.info.finishReason;
+    const f = stepFooter(s, s.info.usage, durationMs, s.info.finishReason);
     // The step-finish event's seq is not stored: the footer's id is the step's own, past its header.
-    send(s.seq, 1, endTs, footnote(label, usage, durationMs), md, s.number);
-    send(
-      s.seq,
-      2,
-      endTs,
-      '-----',
-      { component: 'chat', message_type: 'separator', step_type: planning ? 'planning' : 'action', status: 'done' },
-      s.number,
-    );
+    send(s.seq, 1, endTs, f.content, f.md, s.number);
+    send(s.seq, 2, endTs, '-----', f.separator, s.number);
   };
 
   // Parts in event order, each tool result at its output event.
