@@ -89,6 +89,7 @@ export type { AgUiEncoderOptions } from './protocols/ag-ui/encoder.ts';
 export { AG_UI_SSE_HEADERS, createAgUiEncoder } from './protocols/ag-ui/encoder.ts';
 export {
   type AgUiHistory,
+  type AgUiHistoryOptions,
   agUiOfAssistant,
   agUiStateOf,
   toAgUiHistory,

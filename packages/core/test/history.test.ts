@@ -66,6 +66,29 @@ test('toAgUiHistory: the state the snapshots and deltas left, with the todos', (
   assert.deepEqual(toAgUiHistory([]).state, {});
 });
 
+test('toAgUiHistory: a run with deltas only applies them to the state the chat held, through superseded answers too', () => {
+  const deltaRun = (runId: string, patch: object[]): CanonicalEvent[] =>
+    [
+      { type: 'run-start', messageId: runId },
+      { type: 'state-delta', patch },
+      { type: 'run-finish', finishReason: 'stop' },
+    ].map((e, seq) => ({ ...e, runId, seq, ts: 1000 + seq }) as unknown as CanonicalEvent);
+  const first = foldMessage(run(0, 0));
+  const second = foldMessage(deltaRun('b', [{ op: 'add', path: '/runs', value: ['b'] }]));
+  assert.equal(second.metadata.state, undefined, 'one fold does not know the state before its run');
+  assert.deepEqual(second.metadata.stateDeltas, [[{ op: 'add', path: '/runs', value: ['b'] }]]);
+  const third = foldMessage(
+    deltaRun('c', [
+      { op: 'add', path: '/runs/-', value: 'c' },
+      { op: 'remove', path: '/missing' },
+    ]),
+  );
+  const fourth = foldMessage(deltaRun('d', [{ op: 'add', path: '/runs/-', value: 'd' }]));
+  const history = toAgUiHistory([first, second, third, fourth], { superseded: new Set([third.id]) });
+  // The delta that does not apply is skipped whole (as a client skips it); the superseded answer's state stays.
+  assert.deepEqual(history.state, { step: 2, runs: ['b', 'd'], todos: [{ id: 'a', content: 'Search', status: 'in_progress' }] });
+});
+
 test('toTimeline: thinking and agent messages of a stored message', () => {
   const items = toTimeline([foldMessage(run(1, 3))]);
   assert.deepEqual(

@@ -9,6 +9,7 @@
  */
 import {
   type AgUiHistory,
+  type AgUiHistoryOptions,
   type AgUiMessageLike,
   type CanonicalEvent,
   type DsAgentHistoryMessage,
@@ -45,7 +46,16 @@ export type { HistoryOptions };
 
 /** One part of an AI SDK UIMessage (structural: the store does not depend on `ai`); the core's type. */
 export type UIPartLike = UIMessagePartLike;
-export type { AgUiHistory, AgUiMessageLike, DsAgentHistoryMessage, TimelineItem, ToolCallData, ToolResultData, UIMessageLike };
+export type {
+  AgUiHistory,
+  AgUiHistoryOptions,
+  AgUiMessageLike,
+  DsAgentHistoryMessage,
+  TimelineItem,
+  ToolCallData,
+  ToolResultData,
+  UIMessageLike,
+};
 export { extractThinkTags, type ThinkExtraction, toAgUiHistory, toAgUiMessages, toDsAgentMessages, toTimeline, toUIMessages, toUIParts };
 
 /** The AG-UI history a protocol load answers: a `MESSAGES_SNAPSHOT` event with the state beside it. */
@@ -58,7 +68,7 @@ export interface MessagesSnapshotLike {
 }
 
 /** Stored messages → an AG-UI `MESSAGES_SNAPSHOT` event with the agent state. */
-export function toAgUiSnapshot(messages: readonly PersistedMessage[], options: HistoryOptions = {}): MessagesSnapshotLike {
+export function toAgUiSnapshot(messages: readonly PersistedMessage[], options: AgUiHistoryOptions = {}): MessagesSnapshotLike {
   return { type: 'MESSAGES_SNAPSHOT', ...toAgUiHistory(messages, options) };
 }
 
@@ -149,9 +159,15 @@ export async function loadHistory<P extends HistoryProtocol>(
   // The canonical history is the audit view: it keeps superseded answers.
   if (protocol === 'canonical') return (await canonicalHistory(store, chatId)) as HistoryOf[P];
   const superseded = supersededOf(chat);
-  let messages = (await store.listMessages(chatId)).filter((m) => !superseded.has(m.id));
+  let messages = await store.listMessages(chatId);
   if (options.includePending === false) messages = messages.filter((m) => m.role !== 'assistant' || m.persistenceState === 'persisted');
-  return historyOf(messages, protocol, options);
+  // AG-UI's state runs through the superseded answers too (a client keeps it across a regenerate).
+  if (protocol === 'ag-ui') return toAgUiSnapshot(messages, { ...options, superseded }) as HistoryOf[P];
+  return historyOf(
+    messages.filter((m) => !superseded.has(m.id)),
+    protocol,
+    options,
+  );
 }
 
 /** Stored messages in a protocol's history form; `canonical` (which needs the run logs) is empty here. */

@@ -6,36 +6,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type CanonicalEvent, createDsAgentEncoder, type DsAgentRunMessage, toDsAgentMessages } from '@switchboard/core';
+import { dsAgentClient } from '../../../test/support/dsagent-client.ts';
 import { project } from '../src/projection.ts';
 import { demoRun, kitchenSink } from './support.ts';
 
 /** A DSAgent client's collected state of one run. */
 function collect(events: readonly CanonicalEvent[]): DsAgentRunMessage[] {
   const enc = createDsAgentEncoder({ deltas: 'accumulated', sessionId: 'c' });
-  const out: DsAgentRunMessage[] = [];
-  const streams = new Map<string, number>();
-  const take = (m: DsAgentRunMessage) => {
-    const md = m.metadata as Record<string, unknown>;
-    const streamId = typeof md.stream_id === 'string' ? md.stream_id : undefined;
-    if (streamId === undefined) return out.push(m);
-    if (md.is_initial_stream) {
-      streams.set(streamId, out.length);
-      return out.push(m);
-    }
-    const at = streams.get(streamId) as number;
-    if (md.is_delta) out[at] = { ...out[at], content: m.content };
-    else {
-      out[at] = { ...m, message_id: out[at].message_id, timestamp: out[at].timestamp };
-      streams.delete(streamId);
-    }
-  };
-  for (const e of events) for (const m of enc.push(e)) take(m);
-  for (const m of enc.end()) take(m);
-  return out;
+  const client = dsAgentClient();
+  for (const e of events) for (const m of enc.push(e)) client.push(m);
+  for (const m of enc.end()) client.push(m);
+  return client.messages;
 }
-
-/** What the stored form cannot give exactly (the step-finish event's seq and time are not stored). */
-const comparable = (list: readonly DsAgentRunMessage[]) => list.map(({ message_id: _id, timestamp: _ts, ...rest }) => rest);
 
 describe('dsagent history', () => {
   const runs: [string, CanonicalEvent[]][] = [
@@ -49,6 +31,6 @@ describe('dsagent history', () => {
     test(`live == reloaded: ${name}`, () => {
       const live = collect(events);
       const reloaded = toDsAgentMessages([project(events, { chatId: 'c' })]);
-      assert.deepEqual(comparable(reloaded as DsAgentRunMessage[]), comparable(live));
+      assert.deepEqual(reloaded, live);
     });
 });

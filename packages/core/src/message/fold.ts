@@ -194,6 +194,11 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   let activity: { status: string; message?: string } | undefined;
   /** The agent state: the last state-snapshot with the state-deltas after it applied. */
   let state: Json | undefined;
+  /**
+   * The state-delta patches before any state-snapshot: they apply to the state the chat held before
+   * this run, which one message's fold does not know (the chat's history folds them in order).
+   */
+  let stateDeltas: EventOf<'state-delta'>['patch'][] | undefined;
   /** What is open, for the closing events of an interrupted run. */
   const open = new OpenSpans();
   /** The last snapshot, returned again while nothing changed. */
@@ -372,6 +377,10 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
     const part = toolInStep(e.toolCallId) ?? newTool(e, e.toolCallId, e.toolName);
     part.toolName = e.toolName;
     part.input = e.input;
+    if (part.seq !== e.seq) {
+      part.inputSeq = e.seq;
+      part.inputAt = e.ts;
+    }
     if (streamed && streamed.text.length > 0) part.inputText = streamed.text.toString();
     else delete part.inputText;
     delete part.output;
@@ -592,7 +601,7 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         return;
       }
       case 'file': {
-        const part: FilePart = { type: 'file', seq: e.seq, url: e.url, mediaType: e.mediaType };
+        const part: FilePart = { type: 'file', seq: e.seq, at: e.ts, url: e.url, mediaType: e.mediaType };
         if (e.filename !== undefined) part.filename = e.filename;
         if (e.providerMetadata) part.providerMetadata = e.providerMetadata;
         if (e.subagentId !== undefined) part.subagentId = e.subagentId;
@@ -648,10 +657,10 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
   function foldMetadata(e: CanonicalEvent): void {
     switch (e.type) {
       case 'step-start': {
-        const s = copyDefined<StepInfo, 'name' | 'number' | 'model' | 'subagentId'>(
+        const s = copyDefined<StepInfo, 'name' | 'number' | 'model' | 'subagentId' | 'providerMetadata'>(
           { stepId: e.stepId, kind: e.kind, startedAt: e.ts },
           e,
-          ['name', 'number', 'model', 'subagentId'],
+          ['name', 'number', 'model', 'subagentId', 'providerMetadata'],
         );
         return opening(steps, openSteps, e.stepId, s);
       }
@@ -659,8 +668,12 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         const s = closing(openSteps, e.stepId);
         if (!s) return;
         s.endedAt = e.ts;
+        s.finishSeq = e.seq;
         s.durationMs = e.durationMs ?? e.ts - s.startedAt;
+        if (e.durationMs === undefined) s.measured = true;
         copyDefined(s, e, ['finishReason', 'rawFinishReason', 'usage']);
+        const pm = mergeProviderMetadata(s.providerMetadata, e.providerMetadata);
+        if (pm) s.providerMetadata = pm;
         return;
       }
       case 'subagent-start': {
@@ -690,8 +703,13 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
         state = e.state;
         return;
       case 'state-delta':
+        if (state === undefined) {
+          if (!stateDeltas) stateDeltas = [];
+          stateDeltas.push(e.patch.slice());
+          return;
+        }
         try {
-          state = applyJsonPatch(state ?? {}, e.patch) as Json;
+          state = applyJsonPatch(state, e.patch) as Json;
         } catch {
           // A patch that does not apply leaves the state as it was (the event stays in the log).
         }
@@ -828,6 +846,7 @@ export function createMessageFold(options: MessageFoldOptions = {}): MessageFold
     };
     if (todos) metadata.todos = todos;
     if (state !== undefined) metadata.state = state;
+    if (stateDeltas) metadata.stateDeltas = stateDeltas.slice();
     if (activity) metadata.activity = activity;
     if (subagents.length > 0) metadata.subagents = subagents.map((a) => ({ ...a }));
     const usage = latest((x) => x.usage);

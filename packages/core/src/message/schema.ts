@@ -14,6 +14,7 @@ import {
   citationSchema,
   fileFields,
   finishReasonSchema,
+  jsonPatchOperationSchema,
   locationSchema,
   providerMetadataSchema,
   reasoningVariantSchema,
@@ -146,6 +147,8 @@ export const toolPartSchema = part(
     providerExecuted: z.boolean().optional(),
     callProviderMetadata: pm,
     resultProviderMetadata: pm,
+    inputSeq: z.number().int().optional().describe('seq of the tool-input-end event, when the input streamed first.'),
+    inputAt: z.number().optional().describe('ts of the tool-input-end event, when the input streamed first.'),
     outputSeq: z.number().int().optional().describe('seq of the output / error event.'),
     approval: toolApprovalSchema.optional(),
   },
@@ -161,7 +164,11 @@ export const sourcePartSchema = part(
   'A source the answer drew on, where it appeared (URL sources once per URL).',
 );
 
-export const filePartSchema = part('file', fileFields, 'A file the agent or model produced.');
+export const filePartSchema = part(
+  'file',
+  { ...fileFields, at: z.number().optional().describe('`ts` of the file event.') },
+  'A file the agent or model produced.',
+);
 
 export const DATA_PART_NAMES = ['todos', 'usage', 'subagent', 'state', 'custom', 'interrupt', 'interrupt-response'] as const;
 
@@ -220,10 +227,13 @@ export const stepInfoSchema = z
     startedAt: z.number(),
     endedAt: z.number().optional(),
     durationMs: z.number().optional(),
+    measured: z.literal(true).optional().describe('durationMs is endedAt − startedAt: step-finish reported no duration of its own.'),
+    finishSeq: z.number().int().optional().describe('`seq` of the step-finish event.'),
     finishReason: finishReasonSchema.optional(),
     rawFinishReason: z.string().optional(),
     usage: usageSchema.optional(),
     subagentId: z.string().optional(),
+    providerMetadata: pm.describe("step-start's and step-finish's providerMetadata, merged."),
   })
   .describe('An explicit step of the run.');
 
@@ -273,7 +283,13 @@ export const assistantMetadataSchema = z
     thinking: z.array(thinkingSpanSchema).describe('Thinking blocks (model reasoning, "Thought for 4s").'),
     parts: z.array(messagePartSchema).describe('Every block in order.'),
     todos: z.array(todoSchema).optional().describe('The latest todo list.'),
-    state: json.optional().describe('The agent state: the last state-snapshot with the state-deltas after it applied.'),
+    state: json.optional().describe("The agent state: the run's last state-snapshot with the state-deltas after it applied."),
+    stateDeltas: z
+      .array(z.array(jsonPatchOperationSchema))
+      .optional()
+      .describe(
+        'The state-delta patches of a run that sent no state-snapshot, in order: they apply to the state the chat held before the run (as a client applies them to the state it holds).',
+      ),
     activity: z
       .object({ status: z.string(), message: z.string().optional() })
       .optional()

@@ -8,6 +8,7 @@ import type { HistoryOptions } from '../../message/history-options.ts';
 import type { AssistantMessage, MessagePart, PersistedMessage, ToolPart } from '../../message/types.ts';
 import type { Json, JsonObject } from '../../model/events.ts';
 import { encryptedReasoningOf } from '../../model/metadata.ts';
+import { applyJsonPatch } from '../../transforms/json-patch.ts';
 import type { AgUiMessageLike } from './reducer.ts';
 
 /** A call's arguments as the model produced them: the streamed text when there was one, else the input as JSON. */
@@ -196,14 +197,23 @@ export function toAgUiMessages(messages: readonly PersistedMessage[], options: H
 }
 
 /**
- * The agent state one assistant message leaves, as the AG-UI encoder streamed it: the last state
- * snapshot with its deltas applied, and the todo list under `todos` (the encoder sends todos as a
- * `/todos` member of the state). Undefined when the run carried neither.
+ * The agent state after one assistant message, as an `HttpAgent` holds it once the run streamed:
+ * `before` (the state the chat held), replaced by the run's last state snapshot, with the deltas
+ * it sent applied (a delta that does not apply is skipped, as the client skips it), and the todo
+ * list under `todos` (the encoder sends todos as a `/todos` member of the state).
  */
-export function agUiStateOf(m: AssistantMessage): Json | undefined {
-  const { state, todos } = m.metadata;
-  if (todos === undefined) return state;
-  const base = state !== null && typeof state === 'object' && !Array.isArray(state) ? state : {};
+export function agUiStateOf(m: AssistantMessage, before: Json = {}): Json {
+  const { state, stateDeltas, todos } = m.metadata;
+  let after = state !== undefined ? state : before;
+  for (const patch of stateDeltas ?? []) {
+    try {
+      after = applyJsonPatch(after, patch) as Json;
+    } catch {
+      // Skipped: the client logs it and keeps its state.
+    }
+  }
+  if (todos === undefined) return after;
+  const base = after !== null && typeof after === 'object' && !Array.isArray(after) ? after : {};
   return { ...base, todos: todos as unknown as Json };
 }
 
@@ -214,13 +224,21 @@ export interface AgUiHistory {
   state: Json;
 }
 
-/** Stored messages → AG-UI history: `MESSAGES_SNAPSHOT` messages and the `STATE_SNAPSHOT` state. */
-export function toAgUiHistory(messages: readonly PersistedMessage[], options: HistoryOptions = {}): AgUiHistory {
+/** Options of `toAgUiHistory`. */
+export interface AgUiHistoryOptions extends HistoryOptions {
+  /**
+   * Ids of the answers a regenerate replaced: left out of the messages, but their state changes are
+   * kept, in order (an `HttpAgent` keeps its state across a regenerate: the state is the agent's,
+   * not the branch's).
+   */
+  superseded?: ReadonlySet<string>;
+}
+
+/** Stored messages → AG-UI history: `MESSAGES_SNAPSHOT` messages and the state `STATE_SNAPSHOT` / `STATE_DELTA` left. */
+export function toAgUiHistory(messages: readonly PersistedMessage[], options: AgUiHistoryOptions = {}): AgUiHistory {
+  const { superseded, ...rest } = options;
   let state: Json = {};
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    const s = agUiStateOf(m);
-    if (s !== undefined) state = s;
-  }
-  return { messages: toAgUiMessages(messages, options), state };
+  for (const m of messages) if (m.role === 'assistant') state = agUiStateOf(m, state);
+  const shown = superseded?.size ? messages.filter((m) => !superseded.has(m.id)) : messages;
+  return { messages: toAgUiMessages(shown, rest), state };
 }

@@ -154,6 +154,78 @@ export function stepFooter(
   return { content: footnote(label, usage, durationMs), md, separator };
 }
 
+/** The step counters of a DSAgent stream: planning steps so far, and the number of the last action step. */
+export interface StepCounters {
+  planning: number;
+  lastAction: number;
+}
+
+/**
+ * The header of a planning or action step, from its step-start (kind, name, number, smolagents'
+ * `planning_type`) and the steps before it (`counters`, advanced here). One shape for the live
+ * encoder and the history.
+ */
+export function stepHeader(
+  start: { stepId: string; kind: string; name?: string; number?: number; providerMetadata?: ProviderMetadata },
+  counters: StepCounters,
+): { type: 'planning' | 'action'; number: number; planningType?: 'initial' | 'update'; content: string; md: Record<string, unknown> } {
+  if (start.kind === 'planning') {
+    counters.planning++;
+    const pmType = start.providerMetadata?.smolagents?.planning_type;
+    const planningType =
+      start.name === 'initial' || start.name === 'update'
+        ? start.name
+        : pmType === 'initial' || pmType === 'update'
+          ? pmType
+          : counters.planning === 1
+            ? 'initial'
+            : 'update';
+    const number = counters.lastAction + 1;
+    const md = {
+      component: 'chat',
+      message_type: 'planning_header',
+      step_type: 'planning',
+      planning_type: planningType,
+      is_update_plan: planningType === 'update',
+      planning_step_number: number,
+      agent_status: planningType === 'update' ? 'update_planning' : 'initial_planning',
+      is_active: false,
+      status: 'done',
+      step_id: start.stepId,
+    };
+    return { type: 'planning', number, planningType, content: '', md };
+  }
+  const number = start.kind === 'action' && start.number !== undefined ? start.number : counters.lastAction + 1;
+  counters.lastAction = Math.max(counters.lastAction, number);
+  const md: Record<string, unknown> = {
+    component: 'chat',
+    message_type: 'action_header',
+    step_type: 'action',
+    status: 'done',
+    step_id: start.stepId,
+  };
+  if (start.kind !== 'action') md.step_kind = start.kind === 'model' ? 'model' : 'other';
+  return { type: 'action', number, content: `**Step ${number}**`, md };
+}
+
+/** An image the agent produced (a `file` of an image type), as the frontend's observation image. One shape for the live encoder and the history. */
+export function observationImage(f: { url: string; mediaType: string; filename?: string }): {
+  content: string;
+  md: Record<string, unknown>;
+} {
+  const md: Record<string, unknown> = {
+    component: 'chat',
+    message_type: 'observation_image',
+    step_type: 'action',
+    title: '🖼️ Output Image',
+    status: 'done',
+    image_path: f.url,
+    mime_type: f.mediaType,
+  };
+  if (f.filename !== undefined) md.filename = f.filename;
+  return { content: `![Image](${f.url})`, md };
+}
+
 /**
  * The final answer message of a step: its text (or, for a structured answer in the providerMetadata,
  * the title, content and sources the frontend's answer card shows) and its metadata. One shape for
@@ -316,8 +388,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
   const accumulated = options.deltas === 'accumulated';
   let sessionId = options.sessionId;
   let step: StepState | undefined;
-  let lastAction = 0;
-  let planningCount = 0;
+  const counters: StepCounters = { planning: 0, lastAction: 0 };
   let ended = false;
   const streams = new Map<string, StreamState>();
   /** Text blocks of a final-answer step (buffered: the answer goes out whole). */
@@ -434,7 +505,7 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
       if (s.answered) return;
       s.answered = true;
       const { content, md } = finalAnswer(s.answer.join(''), s.answerPm, s.sources);
-      send(content, md, lastAction > 0 ? lastAction : undefined);
+      send(content, md, counters.lastAction > 0 ? counters.lastAction : undefined);
     };
 
     const footer = (s: StepState, usage: Usage | undefined, durationMs: number | undefined, finish: string | undefined): void => {
@@ -462,47 +533,12 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
           step = { ...base, type: 'final_answer' };
           return;
         }
-        if (e.kind === 'planning') {
-          planningCount++;
-          const pmType = e.providerMetadata?.smolagents?.planning_type;
-          const planningType =
-            e.name === 'initial' || e.name === 'update'
-              ? e.name
-              : pmType === 'initial' || pmType === 'update'
-                ? pmType
-                : planningCount === 1
-                  ? 'initial'
-                  : 'update';
-          step = { ...base, type: 'planning', number: lastAction + 1, planningType };
-          return send(
-            '',
-            {
-              component: 'chat',
-              message_type: 'planning_header',
-              step_type: 'planning',
-              planning_type: planningType,
-              is_update_plan: planningType === 'update',
-              planning_step_number: lastAction + 1,
-              agent_status: planningType === 'update' ? 'update_planning' : 'initial_planning',
-              is_active: false,
-              status: 'done',
-              step_id: e.stepId,
-            },
-            lastAction + 1,
-          );
-        }
-        const number = e.kind === 'action' && e.number !== undefined ? e.number : lastAction + 1;
-        lastAction = Math.max(lastAction, number);
-        step = { ...base, type: 'action', number };
-        const md: Record<string, unknown> = {
-          component: 'chat',
-          message_type: 'action_header',
-          step_type: 'action',
-          status: 'done',
-          step_id: e.stepId,
-        };
-        if (e.kind !== 'action') md.step_kind = e.kind === 'model' ? 'model' : 'other';
-        return send(`**Step ${number}**`, md, number);
+        const h = stepHeader(e, counters);
+        step =
+          h.type === 'planning'
+            ? { ...base, type: 'planning', number: h.number, planningType: h.planningType }
+            : { ...base, type: 'action', number: h.number };
+        return send(h.content, h.md, h.number);
       }
       case 'step-finish': {
         if (nested.delete(e.stepId)) return;
@@ -623,17 +659,8 @@ export function createDsAgentEncoder(options: DsAgentEncoderOptions = {}): Machi
       }
       case 'file': {
         if (!e.mediaType.startsWith('image/')) return;
-        const md: Record<string, unknown> = {
-          component: 'chat',
-          message_type: 'observation_image',
-          step_type: 'action',
-          title: '🖼️ Output Image',
-          status: 'done',
-          image_path: e.url,
-          mime_type: e.mediaType,
-        };
-        if (e.filename !== undefined) md.filename = e.filename;
-        return send(`![Image](${e.url})`, md, step?.number);
+        const { content, md } = observationImage(e);
+        return send(content, md, step?.number);
       }
       case 'run-finish':
       case 'run-abort':

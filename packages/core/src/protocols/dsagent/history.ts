@@ -12,9 +12,19 @@
  * session echoes the query as a `DSAgentRunMessage` with the model's default metadata).
  */
 import type { HistoryOptions } from '../../message/history-options.ts';
-import type { AssistantMessage, MessagePart, PersistedMessage, StepInfo } from '../../message/types.ts';
+import type { AssistantMessage, ErrorInfo, MessagePart, PersistedMessage, StepInfo } from '../../message/types.ts';
 import type { Json, ProviderMetadata } from '../../model/events.ts';
-import { finalAnswer, isoTime, messageIdOf, stepFooter, thoughtsPreview, toolInvocation } from './encoder.ts';
+import {
+  finalAnswer,
+  isoTime,
+  messageIdOf,
+  observationImage,
+  type StepCounters,
+  stepFooter,
+  stepHeader,
+  thoughtsPreview,
+  toolInvocation,
+} from './encoder.ts';
 import { PYTHON, routeComponent } from './routing.ts';
 import type { DsAgentRunMessage } from './schema.ts';
 
@@ -39,8 +49,7 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
   const session = m.chatId || m.runId;
   const steps = new Map<string, StepInfo>();
   for (const s of m.metadata.steps) steps.set(s.stepId, s);
-  let lastAction = 0;
-  let planningCount = 0;
+  const counters: StepCounters = { planning: 0, lastAction: 0 };
   let step:
     | {
         type: StepType;
@@ -79,27 +88,34 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
     if (!s) return;
     step = undefined;
     const endTs = s.info?.endedAt ?? s.info?.startedAt ?? m.createdAt;
+    // The encoder sends a step's closing messages at its step-finish event.
+    const endSeq = s.info?.finishSeq ?? s.seq;
     if (s.type === 'final_answer') {
       const { content, md } = finalAnswer(s.answer.join(''), s.answerPm, s.sources);
-      send(s.seq, 1, endTs, content, md, lastAction > 0 ? lastAction : undefined);
+      send(endSeq, s.info?.finishSeq === undefined ? 1 : 0, endTs, content, md, counters.lastAction > 0 ? counters.lastAction : undefined);
       return;
     }
     if (s.info?.endedAt === undefined) return;
-    // The fold fills a missing duration with the step's time span; the encoder sends only the event's
-    // own. A duration equal to the span is taken as filled in (one the event gave that equals it is lost).
-    const span = s.info.endedAt - s.info.startedAt;
-    const durationMs = s.info.durationMs !== span ? s.info.durationMs : undefined;
-    const f = stepFooter(s, s.info.usage, durationMs, s.info.finishReason);
-    // The step-finish event's seq is not stored: the footer's id is the step's own, past its header.
-    send(s.seq, 1, endTs, f.content, f.md, s.number);
-    send(s.seq, 2, endTs, '-----', f.separator, s.number);
+    // The encoder sends only the duration step-finish reported, not the one the fold measured.
+    const f = stepFooter(s, s.info.usage, s.info.measured ? undefined : s.info.durationMs, s.info.finishReason);
+    send(endSeq, 0, endTs, f.content, f.md, s.number);
+    send(endSeq, 1, endTs, '-----', f.separator, s.number);
+  };
+
+  const sendError = (e: ErrorInfo) => {
+    const md: Record<string, unknown> = { component: routeComponent(undefined, 'error', e.message), message_type: 'error' };
+    if (step) md.step_type = step.type;
+    Object.assign(md, { title: '💥 Error', status: 'done', error: true, error_type: e.code ?? 'Error' });
+    if (e.code !== undefined) md.error_code = e.code;
+    md.fatal = e.fatal;
+    send(e.seq, 0, e.ts, e.message, md, step?.number);
   };
 
   // Parts in event order, each tool result at its output event.
   type Item = { at: number; part: MessagePart; result: boolean };
   const items: Item[] = [];
   for (const p of m.metadata.parts) {
-    items.push({ at: p.seq, part: p, result: false });
+    items.push({ at: p.type === 'tool' ? (p.inputSeq ?? p.seq) : p.seq, part: p, result: false });
     if (p.type === 'tool' && p.outputSeq !== undefined && p.inputError === undefined)
       items.push({ at: p.outputSeq, part: p, result: true });
   }
@@ -107,15 +123,7 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
   const errors = [...m.metadata.errors];
 
   for (const { part: p, result, at } of items) {
-    while (errors.length > 0 && errors[0].seq < at) {
-      const e = errors.shift() as (typeof errors)[number];
-      const md: Record<string, unknown> = { component: routeComponent(undefined, 'error', e.message), message_type: 'error' };
-      if (step) md.step_type = step.type;
-      Object.assign(md, { title: '💥 Error', status: 'done', error: true, error_type: e.code ?? 'Error' });
-      if (e.code !== undefined) md.error_code = e.code;
-      md.fatal = e.fatal;
-      send(e.seq, 0, e.ts, e.message, md, step?.number);
-    }
+    while (errors.length > 0 && errors[0].seq < at) sendError(errors.shift() as ErrorInfo);
     switch (p.type) {
       case 'step-start': {
         if (p.stepId === undefined) break;
@@ -128,43 +136,12 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
           step = { ...base, type: 'final_answer' };
           break;
         }
-        if (p.kind === 'planning') {
-          planningCount++;
-          const planningType = p.name === 'initial' || p.name === 'update' ? p.name : planningCount === 1 ? 'initial' : 'update';
-          step = { ...base, type: 'planning', number: lastAction + 1, planningType };
-          send(
-            p.seq,
-            0,
-            p.startedAt,
-            '',
-            {
-              component: 'chat',
-              message_type: 'planning_header',
-              step_type: 'planning',
-              planning_type: planningType,
-              is_update_plan: planningType === 'update',
-              planning_step_number: lastAction + 1,
-              agent_status: planningType === 'update' ? 'update_planning' : 'initial_planning',
-              is_active: false,
-              status: 'done',
-              step_id: p.stepId,
-            },
-            lastAction + 1,
-          );
-          break;
-        }
-        const number = p.kind === 'action' && p.number !== undefined ? p.number : lastAction + 1;
-        lastAction = Math.max(lastAction, number);
-        step = { ...base, type: 'action', number };
-        const md: Record<string, unknown> = {
-          component: 'chat',
-          message_type: 'action_header',
-          step_type: 'action',
-          status: 'done',
-          step_id: p.stepId,
-        };
-        if (p.kind !== 'action') md.step_kind = p.kind === 'model' ? 'model' : 'other';
-        send(p.seq, 0, p.startedAt, `**Step ${number}**`, md, number);
+        const h = stepHeader({ ...p, stepId: p.stepId, kind: p.kind ?? 'other', providerMetadata: info?.providerMetadata }, counters);
+        step =
+          h.type === 'planning'
+            ? { ...base, type: 'planning', number: h.number, planningType: h.planningType }
+            : { ...base, type: 'action', number: h.number };
+        send(p.seq, 0, p.startedAt, h.content, h.md, h.number);
         break;
       }
       case 'reasoning':
@@ -213,8 +190,11 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
         if (!result) {
           if (p.state === 'input-streaming') break;
           const { badge, content, md } = toolInvocation({ toolName: p.toolName, toolCallId: p.toolCallId, input: p.input ?? {} });
-          send(p.seq, 0, p.startedAt, '', badge, step?.number);
-          send(p.seq, 1, p.startedAt, content, md, step?.number);
+          // Sent when the input is whole: at tool-input-end.
+          const inputSeq = p.inputSeq ?? p.seq;
+          const inputAt = p.inputAt ?? p.startedAt;
+          send(inputSeq, 0, inputAt, '', badge, step?.number);
+          send(inputSeq, 1, inputAt, content, md, step?.number);
           break;
         }
         const ts = p.endedAt ?? p.startedAt;
@@ -264,31 +244,15 @@ export function dsAgentOfAssistant(m: AssistantMessage, sendReasoning = true): D
         break;
       case 'file': {
         if (!p.mediaType.startsWith('image/')) break;
-        const md: Record<string, unknown> = {
-          component: 'chat',
-          message_type: 'observation_image',
-          step_type: 'action',
-          title: '🖼️ Output Image',
-          status: 'done',
-          image_path: p.url,
-          mime_type: p.mediaType,
-        };
-        if (p.filename !== undefined) md.filename = p.filename;
-        send(p.seq, 0, step?.info?.startedAt ?? m.createdAt, `![Image](${p.url})`, md, step?.number);
+        const { content, md } = observationImage(p);
+        send(p.seq, 0, p.at ?? step?.info?.startedAt ?? m.createdAt, content, md, step?.number);
         break;
       }
       default:
         break;
     }
   }
-  for (const e of errors) {
-    const md: Record<string, unknown> = { component: routeComponent(undefined, 'error', e.message), message_type: 'error' };
-    if (step) md.step_type = step.type;
-    Object.assign(md, { title: '💥 Error', status: 'done', error: true, error_type: e.code ?? 'Error' });
-    if (e.code !== undefined) md.error_code = e.code;
-    md.fatal = e.fatal;
-    send(e.seq, 0, e.ts, e.message, md, step?.number);
-  }
+  for (const e of errors) sendError(e);
   closeStep();
   return out;
 }
