@@ -199,6 +199,21 @@ function Message() {
   );
 }
 
+/** The runtime's cancel only closes the connection (the run goes on): the gateway's stop route ends the run. */
+function Stop() {
+  const aui = useAui();
+  const stop = () => {
+    const { remoteId } = aui.threadListItem.getState();
+    if (remoteId) void fetch(`/api/chat/${encodeURIComponent(remoteId)}/stop`, { method: 'POST' });
+    aui.thread().cancelRun();
+  };
+  return (
+    <button type="button" onClick={stop}>
+      Stop
+    </button>
+  );
+}
+
 function Thread() {
   const running = useAuiState((s) => s.thread.isRunning);
   const loading = useAuiState((s) => s.thread.isLoading);
@@ -212,6 +227,7 @@ function Thread() {
         <ComposerPrimitive.Input aria-label="Message" />
         <ComposerPrimitive.Send>Send</ComposerPrimitive.Send>
       </ComposerPrimitive.Root>
+      <Stop />
     </ThreadPrimitive.Root>
   );
 }

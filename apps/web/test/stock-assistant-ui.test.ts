@@ -4,9 +4,10 @@
  * against the gateway as it boots by default: hi, a tool call, an error, approve, deny, the
  * `location` frontend tool and a second turn in one thread, each stored as the page shows it; a
  * reload shows the same thread from the gateway's history; a reload mid-run ends with the whole
- * answer and the run stored `complete`. The page (stock-assistant-ui-page.tsx) is bundled here by
- * rolldown and served at the gateway's origin. The built-in `demo` agent answers the turns; a gated
- * agent holds the mid-run reload at a gate the test opens.
+ * answer and the run stored `complete`; the stop route beside the runtime's cancel stores the run
+ * `aborted`. The page (stock-assistant-ui-page.tsx) is bundled here by rolldown and served at the
+ * gateway's origin. The built-in `demo` agent answers the turns; gated agents hold a run mid-way
+ * until the test opens their gate.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -55,6 +56,7 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
   const resumeAgent = gatedAgent('gated-resume', resumeGate);
   const lateGate = new Gate();
   const lateAgent = gatedAgent('gated-late', lateGate);
+  const stopAgent = gatedAgent('gated-stop', new Gate());
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
@@ -66,7 +68,7 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
     server = await startServer({
       port: 0,
       config: testConfig(),
-      agents: [resumeAgent.spec, lateAgent.spec],
+      agents: [resumeAgent.spec, lateAgent.spec, stopAgent.spec],
       runOptions: { logger: quietLogger() },
       onError: () => {},
     });
@@ -109,7 +111,7 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
     page.waitForFunction((key) => sessionStorage.getItem(key) === null, `aui-resumable-stream-id:${id}`);
   const chatOfUrl = () => new URL(page.url()).searchParams.get('chat') ?? '';
 
-  /** Sends `text` from the composer and waits until the page's run, and every run it led to, ended. */
+  /** Types `text` into the composer and sends it. */
   async function send(text: string): Promise<void> {
     await page.getByLabel('Message').fill(text);
     await page.getByRole('button', { name: 'Send' }).click();
@@ -271,6 +273,28 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
     assert.deepEqual(await messages(), ['user: go', `assistant: ${FULL_ANSWER}`]);
     assert.equal((await server.core.store.getRun(running.id))?.status, 'complete');
     await page.unroute(`${server.url}/api/chats/${id}/messages*`);
+  });
+
+  test("stop: the stop route beside the runtime's cancel stores the run aborted", async () => {
+    await page.goto(`${server.url}/aui/?agent=gated-stop`);
+    await send('go');
+    await stopAgent.waiting;
+    await assistantSays('first half');
+    await page.waitForURL(/[?&]chat=/);
+    const id = chatOfUrl();
+    const [stopped] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === `/api/chat/${id}/stop`),
+      page.getByRole('button', { name: 'Stop' }).click(),
+    ]);
+    assert.equal(stopped.status(), 202);
+    const [running] = await runsOf(id);
+    await server.core.runs.get(running?.id ?? '')?.done;
+    const [run] = await runsOf(id);
+    assert.equal(run?.status, 'aborted');
+    const message = await server.core.store.getMessage(run.messageId);
+    assert.equal(message?.metadata.status, 'aborted');
+    assert.equal(message?.content, 'Hello from the first half. ');
+    await ready();
   });
 
   test('the page logged no error or warning on the way', () => {
