@@ -1,5 +1,6 @@
 /**
- * The gateway's small edges: HEAD on a live stream answers its head at once, body limits on every
+ * The gateway's small edges: HEAD on a live stream answers its head at once, the stream id
+ * assistant-ui's resumable transport stores and resumes with, body limits on every
  * method that takes a body, a bound on one WebSocket's work, `/healthz` checking the store for real, and answers that tell one caller nothing about another caller's ids.
  * Agents are gated (held mid-run until the test opens them), so "live" is a state the test controls.
  */
@@ -12,7 +13,7 @@ import { openSqliteStore } from '@switchboard/store';
 
 import { type RunningServer, startServer } from '../src/server/start.ts';
 import { MAX_IN_PROGRESS } from '../src/server/ws.ts';
-import { api, Gate, gatedAgent, quietLogger, testConfig, userMessage, WsClient } from './gateway-support.ts';
+import { api, BodyReader, Gate, gatedAgent, quietLogger, sseData, testConfig, userMessage, WsClient } from './gateway-support.ts';
 
 async function withServer<T>(
   file: Record<string, unknown>,
@@ -51,6 +52,45 @@ describe('HEAD on a live stream', () => {
       assert.equal((await server.core.store.getRun(runId))?.status, 'running');
       gate.open();
       await started.text();
+    });
+  });
+});
+
+describe("assistant-ui's resumable stream id", () => {
+  test('x-resumable-stream-id is the run id on every AI SDK stream; its resume route replays the run with the same start.messageId', async () => {
+    const origin = 'https://app.example';
+    const gate = new Gate();
+    const { spec, waiting } = gatedAgent('gated', gate);
+    await withServer({ cors: { origins: [origin] } }, [spec], async (server) => {
+      const chatId = crypto.randomUUID();
+      const started = await api(server.url, '/api/chat?agent=gated', {
+        json: { id: chatId, messages: [userMessage('hi')] },
+        headers: { origin },
+      });
+      const runId = started.headers.get('x-switchboard-run-id') as string;
+      assert.equal(started.headers.get('x-resumable-stream-id'), runId);
+      // A page on another origin reads it only when it is exposed.
+      assert.match(started.headers.get('access-control-expose-headers') ?? '', /(^|,\s*)x-resumable-stream-id(,|$)/);
+      const first = new BodyReader(started);
+      await waiting;
+      await first.until((t) => t.includes('the first half'));
+      await first.cancel(); // the page reloads
+
+      // What the transport's `resumeApi` names: the run's stream, from its start, while it is still held.
+      const resumed = await api(server.url, `/api/runs/${runId}/stream?protocol=ai-sdk`);
+      assert.equal(resumed.headers.get('x-resumable-stream-id'), runId);
+      const chatStream = await api(server.url, `/api/chat/${chatId}/stream`);
+      assert.equal(chatStream.headers.get('x-resumable-stream-id'), runId);
+      gate.open();
+      const [replayed] = await Promise.all([resumed.text().then(sseData), chatStream.text()]);
+      // The replay keeps the message id, so AI SDK 7's resume writes the message instead of adding a second.
+      const start = replayed[0] as { type: string; messageId: string };
+      assert.equal(start.type, 'start');
+      assert.equal(start.messageId, (await server.core.store.getRun(runId))?.messageId);
+      assert.equal((sseData(first.text)[0] as { messageId: string }).messageId, start.messageId);
+      // Its `finish` is what clears the stored id (the transport's finish detector).
+      assert.equal((replayed.at(-2) as { type: string }).type, 'finish');
+      assert.equal(replayed.at(-1), '[DONE]');
     });
   });
 });

@@ -203,7 +203,13 @@ export function createGateway(options: AppOptions = {}): Gateway {
         origin: origins.includes('*') ? '*' : origins,
         allowMethods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
         allowHeaders: [...CORS_HEADERS, ...settings.cors.headers.map((h) => h.toLowerCase())],
-        exposeHeaders: ['x-switchboard-run-id', 'x-switchboard-chat-id', 'x-vercel-ai-ui-message-stream', 'retry-after'],
+        exposeHeaders: [
+          'x-switchboard-run-id',
+          'x-switchboard-chat-id',
+          'x-resumable-stream-id',
+          'x-vercel-ai-ui-message-stream',
+          'retry-after',
+        ],
         maxAge: 600,
       }),
     );

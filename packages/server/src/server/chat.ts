@@ -37,13 +37,19 @@ import { sseResponse } from './sse-response.ts';
 /** Default cap on a chat request body: long conversations fit, runaway uploads do not. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** assistant-ui's name for the id of a stream a client can resume (`RESUMABLE_STREAM_ID_HEADER`). */
+export const RESUMABLE_STREAM_ID_HEADER = 'x-resumable-stream-id';
+
 /**
  * Headers that tell a client which run and chat a stream belongs to. The ids are percent-encoded
  * (`encodeURIComponent`; decode with `decodeURIComponent`): an id may be any Unicode text, a header
  * only Latin-1 without line breaks. Plain ASCII ids (letters, digits, `-_.!~*'()`) are unchanged.
+ * `x-resumable-stream-id` is the run id again, under the name assistant-ui's resumable
+ * `AssistantChatTransport` reads: it stores the id and resumes at `/api/runs/<id>/stream`.
  */
 export function runHeaders(runId: string, chatId: string): Record<string, string> {
-  return { 'x-switchboard-run-id': headerId(runId), 'x-switchboard-chat-id': headerId(chatId) };
+  const run = headerId(runId);
+  return { 'x-switchboard-run-id': run, 'x-switchboard-chat-id': headerId(chatId), [RESUMABLE_STREAM_ID_HEADER]: run };
 }
 
 function headerId(id: string): string {

@@ -15,6 +15,10 @@ const sse = (description: string): Obj => ({
   headers: {
     'x-switchboard-run-id': { description: 'The run the stream belongs to.', schema: { type: 'string' } },
     'x-switchboard-chat-id': { description: 'The chat (thread, session) of the run.', schema: { type: 'string' } },
+    'x-resumable-stream-id': {
+      description: "The run id again, as assistant-ui's resumable transport reads it (resume at `/api/runs/{runId}/stream`).",
+      schema: { type: 'string' },
+    },
   },
   content: { 'text/event-stream': { schema: { type: 'string', description: 'SSE; every event has an `id:` (`<seq>` or `<seq>.<k>`).' } } },
 });
