@@ -47,13 +47,13 @@ const json = async <T,>(url: string, init?: RequestInit): Promise<T> => {
   return (await res.json()) as T;
 };
 const chatUrl = (id: string) => `/api/chats/${encodeURIComponent(id)}`;
-/** The stored chat, or undefined before its first message (the gateway creates it then). */
-const storedChat = async (id: string): Promise<GatewayChat | undefined> => {
-  const res = await fetch(chatUrl(id));
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`GET ${chatUrl(id)}: ${res.status}`);
-  return ((await res.json()) as { chat: GatewayChat }).chat;
-};
+/**
+ * The stored chat, or undefined before its first message (the gateway creates it then). Read from
+ * the chat list: a thread asked for before its first message is not an error (`GET /api/chats/:id`
+ * would answer 404, which the browser logs).
+ */
+const storedChat = async (id: string): Promise<GatewayChat | undefined> =>
+  (await json<{ chats: GatewayChat[] }>('/api/chats')).chats.find((c) => c.id === id);
 
 /** The thread list is the gateway's chat list; a thread's remote id is its chat id. */
 const threadList: RemoteThreadListAdapter = {

@@ -74,10 +74,9 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
     });
     browser = await launch();
     page = await browser.newPage();
-    // What the page logs as a problem. A 404 the browser reports by itself is not one: the adapter
-    // asks for a new thread's chat before its first message has created it.
+    // What the page logs as a problem (a failed request included).
     page.on('console', (m) => {
-      if ((m.type() === 'error' || m.type() === 'warning') && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
     });
     page.on('pageerror', (e) => problems.push(e.message));
     await page.route(`${server.url}/aui/**`, (route) =>
