@@ -3,8 +3,8 @@
  * `HttpAgent` → the gateway's `/api/agui` — against a real gateway and its demo agent:
  * `useInterrupt` approve and deny each end in the continued answer, the frontend tool runs and
  * the answer continues, a reload shows the gateway's history (a runner whose `connect` reads the
- * thread from the gateway, as docs/gateway.md shows), and CopilotChat's stop stores the run
- * `aborted` (the runner's `stop` calls the gateway's stop route). The app — the page
+ * thread from the gateway, as docs/gateway.md shows) — an approval still waiting included — and
+ * CopilotChat's stop stores the run `aborted` (the runner's `stop` calls the gateway's stop route). The app — the page
  * (stock-copilotkit-page.tsx, bundled here by rolldown) and the runtime at `/api/copilotkit` — is
  * served by one loopback server, as a Next.js or Express app would serve both.
  */
@@ -52,8 +52,8 @@ type RunnerEvent = ObservedValueOf<ReturnType<InMemoryAgentRunner['connect']>>;
  * reloads) a thread gets the gateway's stored conversation — its AG-UI history, the
  * MESSAGES_SNAPSHOT and state of `GET /api/chats/:id/messages?protocol=ag-ui` — unless a run of
  * the thread is still going through this runtime (then its live stream, as the in-memory runner has
- * it). Its stop also stops the gateway's run: the gateway takes a closed connection for a
- * disconnect, after which the run goes on.
+ * it); a last run that ended waiting ends it with its interrupts. Its stop also stops the
+ * gateway's run: the gateway takes a closed connection for a disconnect, after which the run goes on.
  */
 class GatewayThreadsRunner extends InMemoryAgentRunner {
   private readonly gateway: string;
@@ -71,7 +71,8 @@ class GatewayThreadsRunner extends InMemoryAgentRunner {
     return super.stop(request);
   }
   private async history({ threadId, headers }: AgentRunnerConnectRequest): Promise<RunnerEvent[]> {
-    const res = await fetch(`${this.gateway}/api/chats/${encodeURIComponent(threadId)}/messages?protocol=ag-ui`, { headers });
+    const chat = `${this.gateway}/api/chats/${encodeURIComponent(threadId)}`;
+    const res = await fetch(`${chat}/messages?protocol=ag-ui`, { headers });
     if (!res.ok) throw new Error(`the gateway answered ${res.status} for thread ${threadId}`);
     const { messages, state } = (await res.json()) as AgUiHistory;
     const runId = randomUUID();
@@ -79,8 +80,23 @@ class GatewayThreadsRunner extends InMemoryAgentRunner {
       { type: 'RUN_STARTED', threadId, runId },
       { type: 'MESSAGES_SNAPSHOT', messages },
       { type: 'STATE_SNAPSHOT', snapshot: state },
-      { type: 'RUN_FINISHED', threadId, runId },
+      { type: 'RUN_FINISHED', threadId, runId, ...(await this.waitingFor(chat, headers)) },
     ] as unknown as RunnerEvent[];
+  }
+  /** The interrupts the thread's last run ended waiting for (a pending approval survives a reload), as its outcome. */
+  private async waitingFor(chat: string, headers?: Record<string, string>): Promise<{ outcome?: unknown }> {
+    const res = await fetch(chat, { headers });
+    const last = res.ok ? ((await res.json()) as { runs: { id: string; finishReason?: string }[] }).runs.at(-1) : undefined;
+    if (last?.finishReason !== 'tool-calls' && last?.finishReason !== 'other') return {};
+    const stream = await (await fetch(`${this.gateway}/api/runs/${encodeURIComponent(last.id)}/stream?protocol=ag-ui`, { headers })).text();
+    const finished = JSON.parse(
+      stream
+        .trim()
+        .split('\n')
+        .at(-1)
+        ?.replace(/^data: /, '') ?? '{}',
+    ) as { outcome?: { type?: string } };
+    return finished.outcome?.type === 'interrupt' ? { outcome: finished.outcome } : {};
   }
 }
 
@@ -260,6 +276,24 @@ describe('stock CopilotKit (CopilotKit + CopilotChat, runtime HttpAgent → /api
     assert.equal(message?.metadata.status, 'aborted');
     assert.equal(message?.content, 'Hello from the first half. ');
     await page.locator('[data-copilot-running="false"]').first().waitFor();
+    assert.deepEqual(errorsLogged, []);
+  });
+
+  test('a reload while an approval waits shows it again; Approve continues the run', async () => {
+    const chat = 'cpk-approval-reload';
+    await page.goto(`${app.url}/?chat=${chat}`);
+    await send('approval');
+    const interrupt = page.getByTestId('interrupt');
+    await interrupt.filter({ hasText: 'Deleting a file cannot be undone.' }).waitFor();
+    await page.reload();
+    await interrupt.filter({ hasText: 'Deleting a file cannot be undone.' }).waitFor();
+    await interrupt.getByRole('button', { name: 'Approve' }).click();
+    await assistantSays('Deleted notes.txt');
+    assert.deepEqual(
+      (await settledRuns(chat)).map((r) => r.status),
+      ['complete', 'complete'],
+    );
+    assert.deepEqual(await shown(), await historyTexts(chat));
     assert.deepEqual(errorsLogged, []);
   });
 
