@@ -1,10 +1,15 @@
 /**
  * Stock clients against the gateway: the AI SDK's own `AbstractChat` (the class `useChat` is built on)
- * with its `DefaultChatTransport`, as an app would use them — no Switchboard code on the client side.
+ * with its `DefaultChatTransport`, as an app would use them — no Switchboard code on the client side;
+ * `@ag-ui/client`'s `HttpAgent`, 1.x and 0.0.59 (the line CopilotKit pins), over every kind of stream
+ * the gateway sends.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, HttpAgent } from '@ag-ui/client';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { EventSchemas as LegacyEventSchemas, HttpAgent as LegacyHttpAgent } from 'ag-ui-client-0.0';
 import {
   AbstractChat,
   type ChatState,
@@ -291,4 +296,196 @@ describe('stock AG-UI client (@ag-ui/client HttpAgent)', () => {
       await gated.close();
     }
   });
+});
+
+describe('@ag-ui/client 1.x and 0.0.59 (as CopilotKit pins it) accept every stream the gateway sends', () => {
+  // 1.x sends `protocolVersion` and gets every outcome; 0.0.59 sends none and gets the outcomes its strict schema knows.
+  const clients = [
+    { version: '1.x', Agent: HttpAgent, schemas: EventSchemas },
+    { version: '0.0.59', Agent: LegacyHttpAgent, schemas: LegacyEventSchemas },
+  ] as const;
+  type Client = (typeof clients)[number];
+  // One gated agent per client: each run stops while its agent waits at the gate.
+  const gated = Object.fromEntries(clients.map((c) => [c.version, gatedAgent(`gated-${c.version}`, new Gate())]));
+  /** Asks once (a generic interrupt), then answers with the resume it gets on stdin. */
+  const asker = {
+    name: 'asker',
+    command: process.execPath,
+    args: [
+      '-e',
+      `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+        const answer = JSON.parse(s).resume?.[0]?.payload?.answer;
+        const line = (type, data) => process.stdout.write(JSON.stringify({ type, data }) + '\\n');
+        if (answer === undefined) line('interrupt', { id: 'int_1', reason: 'input_required', message: 'Pick a number' });
+        else line('text', { content: 'You picked ' + answer });
+        line('done', {});
+      });`,
+    ],
+    framework: 'claude',
+  };
+  let s: RunningServer;
+  before(async () => {
+    const config = resolveConfig({ agents: [toolsAgent, asker], builtins: { demo: { delayMs: 0 } } }, { env: {} });
+    s = await startServer({
+      port: 0,
+      config,
+      agents: Object.values(gated).map((g) => g.spec),
+      runOptions: { logger: { log() {} } },
+      onError: () => {},
+    });
+  });
+  after(() => s?.close());
+
+  interface Seen {
+    events: BaseEvent[];
+    /** What the client warned or logged as an error while it ran. */
+    complaints: string[];
+    error?: unknown;
+  }
+
+  /** One run of `agent`; every event the client applied, its complaints, and what the run rejected with. */
+  async function run(agent: InstanceType<Client['Agent']>, params: Record<string, unknown>, during?: () => Promise<void>): Promise<Seen> {
+    const seen: Seen = { events: [], complaints: [] };
+    const { warn, error } = console;
+    console.warn = (...a: unknown[]) => void seen.complaints.push(a.map(String).join(' '));
+    console.error = console.warn;
+    try {
+      const running = (agent as HttpAgent).runAgent(
+        { runId: randomUUID(), ...params },
+        { onEvent: ({ event }) => void seen.events.push(event) },
+      );
+      running.catch(() => {}); // awaited below, after `during`
+      await during?.();
+      await running;
+    } catch (e) {
+      seen.error = e;
+    } finally {
+      Object.assign(console, { warn, error });
+    }
+    return seen;
+  }
+
+  /** Every event passes the client's own `EventSchemas`, and the client complained of nothing. */
+  function accepted(client: Client, seen: Seen) {
+    for (const event of seen.events) {
+      const parsed = client.schemas.safeParse(event);
+      assert.ok(parsed.success, `${client.version} rejects ${JSON.stringify(event)}: ${parsed.error?.message}`);
+    }
+    assert.deepEqual(seen.complaints, []);
+    assert.equal(seen.error, undefined, String(seen.error));
+    const types = seen.events.map((e) => e.type);
+    assert.equal(types[0], 'RUN_STARTED');
+    assert.ok(['RUN_FINISHED', 'RUN_ERROR'].includes(String(types.at(-1))), types.join(' '));
+  }
+
+  const said = (agent: { messages: { role: string; content?: unknown }[] }) =>
+    agent.messages.filter((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content !== '').map((m) => m.content);
+  const outcomeOf = (seen: Seen) => (seen.events.at(-1) as { outcome?: { type: string } }).outcome?.type;
+
+  for (const client of clients) {
+    const agentOf = (name: string, threadId: string) =>
+      new client.Agent({ url: `${s.url}/api/agui?agent=${name}`, threadId: `${threadId}-${client.version}` });
+    const user = (agent: ReturnType<typeof agentOf>, content: string) => agent.addMessage({ id: randomUUID(), role: 'user', content });
+
+    test(`${client.version}: hi (the demo's every block kind), a tool call with its result, an agent error`, async () => {
+      for (const [name, prompt] of [
+        ['demo', 'hi'],
+        ['demo', 'tool Paris'],
+        ['tools', 'go'],
+      ]) {
+        const agent = agentOf(name, `accept-${name}-${prompt.split(' ')[0]}`);
+        user(agent, prompt);
+        const seen = await run(agent, {});
+        accepted(client, seen);
+        assert.ok(
+          agent.messages.some((m) => m.role === 'tool'),
+          `${name} ${prompt}: a tool result`,
+        );
+      }
+      const failing = agentOf('demo', 'accept-error');
+      user(failing, 'error');
+      const seen = await run(failing, {});
+      accepted(client, seen);
+      const ended = seen.events.at(-1) as unknown as { type: string; message: string };
+      assert.equal(ended.type, 'RUN_ERROR');
+      assert.match(ended.message, /failed on purpose/);
+    });
+
+    test(`${client.version}: an approval interrupt, answered with resume (approve, deny)`, async () => {
+      for (const [status, payload, answer] of [
+        ['resolved', { approved: true }, 'Deleted notes.txt'],
+        ['cancelled', undefined, 'Left notes.txt alone'],
+      ] as const) {
+        const agent = agentOf('demo', `accept-approval-${status}`);
+        user(agent, 'approval');
+        const asked = await run(agent, {});
+        accepted(client, asked);
+        assert.equal(outcomeOf(asked), 'interrupt');
+        const [interrupt] = (asked.events.at(-1) as unknown as { outcome: { interrupts: { id: string; reason: string }[] } }).outcome
+          .interrupts;
+        assert.equal(interrupt.reason, 'tool_approval');
+        const resume = [{ interruptId: interrupt.id, status, ...(payload ? { payload } : {}) }];
+        const answered = await run(agent, { resume });
+        accepted(client, answered);
+        assert.deepEqual(said(agent), [answer]);
+      }
+    });
+
+    test(`${client.version}: a generic interrupt, answered with resume`, async () => {
+      const agent = agentOf('asker', 'accept-interrupt');
+      user(agent, 'ask me');
+      const asked = await run(agent, {});
+      accepted(client, asked);
+      assert.equal(outcomeOf(asked), 'interrupt');
+      const answered = await run(agent, { resume: [{ interruptId: 'int_1', status: 'resolved', payload: { answer: 7 } }] });
+      accepted(client, answered);
+      assert.deepEqual(said(agent), ['You picked 7']);
+    });
+
+    test(`${client.version}: a frontend tool, its call left to the client, the tool message continues`, async () => {
+      const tools = [{ name: 'get_location', description: 'Where the user is', parameters: { type: 'object', properties: {} } }];
+      const agent = agentOf('demo', 'accept-location');
+      user(agent, 'location');
+      const called = await run(agent, { tools });
+      accepted(client, called);
+      const finished = called.events.at(-1) as unknown as { outcome?: { type: string; pendingToolCallIds?: string[] } };
+      const call = agent.messages
+        .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
+        .find((c) => c.function.name === 'get_location');
+      assert.ok(call);
+      // Only 1.x knows `pendingToolCallIds`; 0.0.59 runs its frontend tools from the TOOL_CALL_* events.
+      assert.deepEqual(
+        finished.outcome,
+        client.version === '1.x' ? { type: 'success', pendingToolCallIds: [call.id] } : { type: 'success' },
+      );
+      agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: call.id, content: 'Paris' });
+      const continued = await run(agent, { tools });
+      accepted(client, continued);
+      assert.deepEqual(said(agent), ['You are in Paris']);
+    });
+
+    test(`${client.version}: a run stopped mid-stream (the stop route) ends the stream cleanly`, async () => {
+      const agent = agentOf(`gated-${client.version}`, 'accept-abort');
+      user(agent, 'go');
+      const seen = await run(agent, {}, async () => {
+        await gated[client.version].waiting;
+        assert.equal((await fetch(`${s.url}/api/chat/${agent.threadId}/stop`, { method: 'POST' })).status, 202);
+      });
+      accepted(client, seen);
+      // 1.x: AG-UI's `cancelled`; 0.0.59 knows no such outcome and gets none.
+      assert.equal(outcomeOf(seen), client.version === '1.x' ? 'cancelled' : undefined);
+      assert.deepEqual(said(agent), ['Hello from the first half. ']);
+    });
+
+    test(`${client.version}: the AG-UI history of every chat above is a MESSAGES_SNAPSHOT its schema accepts`, async () => {
+      const { chats } = (await (await fetch(`${s.url}/api/chats?limit=100`)).json()) as { chats: { id: string }[] };
+      const mine = chats.filter((c) => c.id.endsWith(`-${client.version}`));
+      assert.ok(mine.length >= 8, String(mine.length));
+      for (const { id } of mine) {
+        const snapshot = await (await fetch(`${s.url}/api/chats/${encodeURIComponent(id)}/messages?protocol=ag-ui`)).json();
+        const parsed = client.schemas.safeParse(snapshot);
+        assert.ok(parsed.success, `${id}: ${parsed.error?.message}`);
+      }
+    });
+  }
 });
