@@ -246,7 +246,7 @@ export function contract(label: string, setup: BackendSetup): void {
             const chatId = rid('chat');
             await ingest(store, events, { chatId, sizes });
             const runId = events[0].runId;
-            const stored = await store.getMessage((await store.getRun(runId))?.messageId as string);
+            const stored = await store.getMessage((await store.getRun(runId))?.messageId as string, chatId);
             assert.deepEqual(stored, await expectedMessage(store, runId), name);
             assert.equal(stored?.persistenceState, 'persisted');
             const list = await store.listMessages(chatId);
