@@ -910,11 +910,11 @@ export function contract(label: string, setup: BackendSetup): void {
       const [chatA, chatB] = [rid('chat'), rid('chat')];
       const question = rid('q');
       const answer = rid('a');
-      const stamp = (runId: string, chatId: string, list: object[]) =>
+      const stamp = (runId: string, list: object[]) =>
         list.map((e, seq) => ({ ...e, runId, seq, ts: 1_763_870_000_000 + seq }) as CanonicalEvent);
       // A run that ends waiting for an approval, answering `question` with message `answer`.
       const asking = (chatId: string) =>
-        stamp(rid('run'), chatId, [
+        stamp(rid('run'), [
           { type: 'run-start', version: 2, messageId: answer, chatId },
           { type: 'tool-input-start', toolCallId: 'call_1', toolName: 'delete_file' },
           { type: 'tool-input-end', toolCallId: 'call_1', toolName: 'delete_file', input: { path: `${chatId}.txt` } },
@@ -956,7 +956,7 @@ export function contract(label: string, setup: BackendSetup): void {
 
       // A continuation in B adds to B's message.
       const r2 = rid('run');
-      const answered = stamp(r2, chatB, [
+      const answered = stamp(r2, [
         { type: 'run-start', version: 2, messageId: answer, chatId: chatB },
         { type: 'tool-approval-response', approvalId: 'approval_1', toolCallId: 'call_1', approved: true },
         { type: 'text-start', blockId: 't' },
