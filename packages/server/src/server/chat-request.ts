@@ -36,7 +36,7 @@ export const requestIdSchema = z
 export function checkUserMessageId(m: { id: string; role: string }, ctx: z.RefinementCtx): void {
   if (m.role !== 'user') return;
   const checked = requestIdSchema.safeParse(m.id);
-  if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', path: ['id'], message: issue.message });
+  if (!checked.success) ctx.addIssue({ code: 'custom', path: ['id'], message: checked.error.issues[0].message });
 }
 
 const messageSchema = z
