@@ -37,7 +37,7 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   private readonly src: {
     readEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
     getRun(runId: string): Promise<R | undefined>;
-    getMessage(messageId: string): Promise<PersistedMessage | undefined>;
+    /** The stored messages with these stored ids (those that exist). */
     getMessages(messageIds: readonly string[]): Promise<PersistedMessage[]>;
   };
 
@@ -84,6 +84,11 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     this.fresh.delete(runId);
     this.newMessageIds.delete(runId);
     return super.delete(runId);
+  }
+
+  /** The stored message the chat names `id` (message-ids.ts). */
+  inChat(id: string, chatId: string): Promise<PersistedMessage | undefined> {
+    return messageInChat(this.lookup, id, chatId);
   }
 
   /**
@@ -158,7 +163,7 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   }
 
   private async rebuild(run: R, stored?: PersistedMessage): Promise<Projector> {
-    const m = stored ?? (run.messageId !== undefined ? await this.src.getMessage(run.messageId) : undefined);
+    const m = stored ?? (run.messageId !== undefined ? (await this.src.getMessages([run.messageId]))[0] : undefined);
     const chain = m?.role === 'assistant' ? (m.metadata.runs ?? []) : [];
     const at = chain.indexOf(run.id);
     const projector = await this.chainProjector(run, at > 0 ? chain.slice(0, at) : [], stored?.createdAt);

@@ -407,7 +407,7 @@ export class PostgresStore extends BaseStore {
     return r && messageOf(r);
   }
 
-  protected override async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
     if (messageIds.length === 0) return [];
     return (await this.rows(`SELECT * FROM ${this.s}.messages WHERE id = ANY($1::text[])`, [messageIds])).map(messageOf);
   }

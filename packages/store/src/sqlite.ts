@@ -207,7 +207,7 @@ export class SqliteStore extends BaseStore {
     return r && messageOf(r);
   }
 
-  protected override async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
     if (messageIds.length === 0) return [];
     return this.all(`SELECT * FROM messages WHERE id IN (${messageIds.map(() => '?').join(', ')})`, ...messageIds).map(messageOf);
   }

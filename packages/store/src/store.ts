@@ -27,7 +27,7 @@ import { GroupCommit, type GroupLimits, SYNC_GROUP } from './group-commit.ts';
 import { sameJson } from './json.ts';
 import { type LiveRun, LiveRuns } from './live-runs.ts';
 import { LocalTails } from './local-tails.ts';
-import { locateMessage, type MessageLookup, messageInChat, shownMessage, shownRun } from './message-ids.ts';
+import { locateMessage, type MessageLookup, shownMessage, shownRun } from './message-ids.ts';
 import {
   type AssistantMessage,
   isTerminal,
@@ -459,7 +459,6 @@ export abstract class BaseStore implements Store {
   private readonly live = new LiveRuns<Run>({
     readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
     getRun: (id) => this.dbGetRun(id),
-    getMessage: (id) => this.dbGetMessage(id),
     getMessages: (ids) => this.dbGetMessages(ids),
   });
   private readonly locks = new RunLocks();
@@ -537,10 +536,8 @@ export abstract class BaseStore implements Store {
 
   protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
-  /** The messages stored under these ids (those that exist, in any order). Default: one read each; backends read them in one. */
-  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
-    return (await Promise.all(messageIds.map((id) => this.dbGetMessage(id)))).filter((m) => m !== undefined);
-  }
+  /** The messages stored under these ids (those that exist, in any order), in one read. */
+  protected abstract dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
   protected abstract dbClose(): Promise<void>;
 
@@ -625,10 +622,9 @@ export abstract class BaseStore implements Store {
     return stored ?? run;
   }
 
-  async getRun(runId: string): Promise<Run | undefined> {
+  getRun(runId: string): Promise<Run | undefined> {
     this.assertOpen();
-    const run = await this.dbGetRun(runId);
-    return run && shownRun(run);
+    return this.dbGetRun(runId).then((run) => run && shownRun(run));
   }
 
   async listRuns(chatId: string): Promise<Run[]> {
@@ -794,8 +790,7 @@ export abstract class BaseStore implements Store {
 
   async getMessage(messageId: string, chatId?: string): Promise<PersistedMessage | undefined> {
     this.assertOpen();
-    const m =
-      chatId === undefined ? await this.dbGetMessage(messageId) : await messageInChat((ids) => this.dbGetMessages(ids), messageId, chatId);
+    const m = chatId === undefined ? await this.dbGetMessage(messageId) : await this.live.inChat(messageId, chatId);
     return m && shownMessage(await this.live.current(m));
   }
 
