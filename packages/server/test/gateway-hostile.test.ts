@@ -80,6 +80,36 @@ describe('gateway: hostile requests and agent output', () => {
     assert.equal(agui.status, 400);
   });
 
+  test('a user message id or a `messageId` outside the id rule: 400 naming the field, before any chat', async () => {
+    const user = (id: string) => ({ id, role: 'user', parts: [{ type: 'text', text: 'hi' }] });
+    const cases = [
+      ['/api/chat?agent=demo', { id: 'ids-1', messages: [user('unit\u001fsep')] }, 'messages.0.id', /U\+001F/],
+      ['/api/chat?agent=demo', { id: 'ids-2', messages: [user('')] }, 'messages.0.id', />=1 characters/],
+      ['/api/chat?agent=demo', { id: 'ids-3', messages: [user('x'.repeat(201))] }, 'messages.0.id', /200/],
+      ['/api/chat?agent=demo', { id: 'ids-4', messageId: 'a\u0085b', messages: [userMessage('hi')] }, 'messageId', /U\+0085/],
+      [
+        '/api/agui',
+        { threadId: 'ids-5', runId: 'r-ids-5', messages: [{ id: 'q\u0000', role: 'user', content: 'hi' }] },
+        'messages.0.id',
+        /U\+0000/,
+      ],
+    ] as const;
+    for (const [path, json, at, why] of cases) {
+      const res = await api(s.url, path, { json });
+      assert.equal(res.status, 400, at);
+      const error = (await res.json()).error;
+      assert.equal(error.issues[0].path, at);
+      assert.match(error.message, why);
+    }
+    assert.ok(!(await chats()).some((id) => id.startsWith('ids-')));
+    // The other messages a client sends back are only compared: any string passes.
+    const ok = await api(s.url, '/api/chat?agent=demo', {
+      json: { id: 'ids-6', messages: [{ id: 'a\u001fb', role: 'assistant', parts: [] }, userMessage('hi')] },
+    });
+    assert.equal(ok.status, 200);
+    await ok.text();
+  });
+
   test('an agent that prints a line 6,000 deep: a located error, and the run finishes with the text after it', async () => {
     const res = await api(s.url, '/api/chat?agent=deep', { json: { id: 'deep-agent', messages: [userMessage('go')] } });
     assert.equal(res.status, 200);

@@ -5,6 +5,7 @@
  */
 import type { CanonicalEvent } from '@switchboard/core';
 import { READ_PAGE } from './local-tails.ts';
+import { locateMessage, messageInChat } from './message-ids.ts';
 import { type PersistedMessage, Projector } from './projection.ts';
 
 /** The fields of a run (store.ts `Run`) a projection needs. */
@@ -36,8 +37,12 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   private readonly src: {
     readEvents(runId: string, after: number, limit: number | undefined): Promise<CanonicalEvent[]>;
     getRun(runId: string): Promise<R | undefined>;
-    getMessage(messageId: string): Promise<PersistedMessage | undefined>;
+    /** The stored messages with these stored ids (those that exist). */
+    getMessages(messageIds: readonly string[]): Promise<PersistedMessage[]>;
   };
+
+  /** Stored messages by their stored ids. */
+  private readonly lookup = (storedIds: readonly string[]) => this.src.getMessages(storedIds);
 
   constructor(src: LiveRuns<R>['src']) {
     super();
@@ -81,30 +86,46 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
     return super.delete(runId);
   }
 
-  /**
-   * The runs a run continues, oldest first, when it is a continuation: started (`startRun`) with the
-   * id of an assistant message of its chat whose run has ended, and with no user message of its own.
-   * It then adds to that message (AI SDK clients continue the last assistant message when they send
-   * tool approvals or client tool outputs). Undefined for any other run.
-   */
-  async continues(run: R): Promise<string[] | undefined> {
-    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
-    const m = await this.src.getMessage(run.messageId);
-    if (m?.role !== 'assistant' || m.chatId !== run.chatId || m.runId === run.id) return undefined;
-    const previous = await this.src.getRun(m.runId);
-    if (!previous || previous.status === 'running') return undefined;
-    return m.metadata.runs ?? [m.runId];
+  /** The stored message the chat names `id` (message-ids.ts). */
+  inChat(id: string, chatId: string): Promise<PersistedMessage | undefined> {
+    return messageInChat(this.lookup, id, chatId);
   }
 
-  /** The message id for a run: run-start's, unless another message (another run's, or a user message) already has it. */
-  async freeMessageId(wanted: string, runId: string): Promise<string> {
-    const id = wanted || runId;
+  /**
+   * The runs a run continues, oldest first, and the stored id of the message it adds to, when it is
+   * a continuation: started (`startRun`) with the id of an assistant message of its chat whose run
+   * has ended, and with no user message of its own. It then adds to that message (AI SDK clients
+   * continue the last assistant message when they send tool approvals or client tool outputs).
+   * Undefined for any other run.
+   */
+  async continues(run: R): Promise<{ runs: string[]; messageId: string } | undefined> {
+    if (run.messageId === undefined || run.userMessageId !== undefined) return undefined;
+    const m = await messageInChat(this.lookup, run.messageId, run.chatId);
+    if (m?.role !== 'assistant' || m.runId === run.id) return undefined;
+    const previous = await this.src.getRun(m.runId);
+    if (!previous || previous.status === 'running') return undefined;
+    return { runs: m.metadata.runs ?? [m.runId], messageId: m.id };
+  }
+
+  /**
+   * The stored id of a run's message, named `wanted` in its chat (message-ids.ts): the id itself, or
+   * its chat-scoped alias when another chat holds it. When the run's own chat holds that name already
+   * (another run's message — the same capture stored twice — or a user message), the chat needs two
+   * names, and the run's message is named `<wanted>~<runId>`: only the chat's own messages are
+   * involved, so the name tells its client nothing about other chats.
+   */
+  async freeMessageId(wanted: string, run: R): Promise<string> {
+    const id = wanted || run.id;
     // The run's own new id (`started`), asked for once: nothing stored can have it.
-    const made = this.newMessageIds.get(runId);
-    this.newMessageIds.delete(runId);
+    const made = this.newMessageIds.get(run.id);
+    this.newMessageIds.delete(run.id);
     if (made === id) return id;
-    const taken = await this.src.getMessage(id);
-    return taken && !(taken.role === 'assistant' && taken.runId === runId) ? `${id}~${runId}` : id;
+    const ours = (m: PersistedMessage) => m.role === 'assistant' && m.runId === run.id;
+    const first = await locateMessage(this.lookup, id, run.chatId);
+    if (first.held === undefined) return first.free;
+    if (ours(first.held)) return first.held.id;
+    const second = await locateMessage(this.lookup, `${id}~${run.id}`, run.chatId);
+    return second.held ? second.held.id : second.free;
   }
 
   /** The in-memory projector of a live run, rebuilt from the log when not cached or out of date. */
@@ -142,7 +163,7 @@ export class LiveRuns<R extends RunRef> extends Map<string, LiveRun<R>> {
   }
 
   private async rebuild(run: R, stored?: PersistedMessage): Promise<Projector> {
-    const m = stored ?? (run.messageId !== undefined ? await this.src.getMessage(run.messageId) : undefined);
+    const m = stored ?? (run.messageId !== undefined ? (await this.src.getMessages([run.messageId]))[0] : undefined);
     const chain = m?.role === 'assistant' ? (m.metadata.runs ?? []) : [];
     const at = chain.indexOf(run.id);
     const projector = await this.chainProjector(run, at > 0 ? chain.slice(0, at) : [], stored?.createdAt);

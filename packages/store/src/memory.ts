@@ -229,6 +229,13 @@ export class MemoryStore extends BaseStore {
     return m && copy(m);
   }
 
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+    return messageIds.flatMap((id) => {
+      const m = this.messages.get(id);
+      return m ? [copy(m)] : [];
+    });
+  }
+
   protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
     return (this.chatMessages.get(chatId) ?? []).map((id) => copy(this.messages.get(id) as PersistedMessage));
   }

@@ -407,6 +407,11 @@ export class PostgresStore extends BaseStore {
     return r && messageOf(r);
   }
 
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+    if (messageIds.length === 0) return [];
+    return (await this.rows(`SELECT * FROM ${this.s}.messages WHERE id = ANY($1::text[])`, [messageIds])).map(messageOf);
+  }
+
   protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
     return (await this.rows(`SELECT * FROM ${this.s}.messages WHERE chat_id = $1 ORDER BY n`, [chatId])).map(messageOf);
   }

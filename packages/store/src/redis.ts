@@ -517,6 +517,12 @@ export class RedisStore extends BaseStore {
     return text === null ? undefined : (JSON.parse(text) as PersistedMessage);
   }
 
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+    if (messageIds.length === 0) return [];
+    const texts = (await this.client.sendCommand(['MGET', ...messageIds.map((id) => this.k('msg', id))])) as (string | null)[];
+    return texts.filter((t): t is string => t !== null).map((t) => JSON.parse(t) as PersistedMessage);
+  }
+
   protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
     const ids = (await this.client.sendCommand(['ZRANGE', this.k('chat', chatId, 'messages'), '0', '-1'])) as string[];
     if (ids.length === 0) return [];

@@ -207,6 +207,11 @@ export class SqliteStore extends BaseStore {
     return r && messageOf(r);
   }
 
+  protected async dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]> {
+    if (messageIds.length === 0) return [];
+    return this.all(`SELECT * FROM messages WHERE id IN (${messageIds.map(() => '?').join(', ')})`, ...messageIds).map(messageOf);
+  }
+
   protected async dbListMessages(chatId: string): Promise<PersistedMessage[]> {
     return this.all('SELECT * FROM messages WHERE chat_id = ? ORDER BY n', chatId).map(messageOf);
   }

@@ -27,6 +27,7 @@ import { GroupCommit, type GroupLimits, SYNC_GROUP } from './group-commit.ts';
 import { sameJson } from './json.ts';
 import { type LiveRun, LiveRuns } from './live-runs.ts';
 import { LocalTails } from './local-tails.ts';
+import { locateMessage, type MessageLookup, shownMessage, shownRun } from './message-ids.ts';
 import {
   type AssistantMessage,
   isTerminal,
@@ -212,7 +213,11 @@ export interface Store {
 
   /** The messages of a chat in order (user, assistant, user, …). A live run's message is projected up to its last event. */
   listMessages(chatId: string): Promise<PersistedMessage[]>;
-  getMessage(messageId: string): Promise<PersistedMessage | undefined>;
+  /**
+   * A message by id. With `chatId`, the message that chat names `messageId` (message ids are per
+   * chat as a client sees them: message-ids.ts); without, the message stored under that id.
+   */
+  getMessage(messageId: string, chatId?: string): Promise<PersistedMessage | undefined>;
 
   /**
    * Ends a run whose producer is gone: appends a fatal `error` (code `interrupted`), closes its
@@ -385,6 +390,18 @@ function newRun(init: StartRunInit, t: number): { chat: Chat; run: Run; user: Us
   return { chat, run, user };
 }
 
+/**
+ * The user message a new run writes, under the id it is stored with (the chat's names for messages
+ * are its own: one another chat holds gets an alias, message-ids.ts); undefined when the chat has
+ * it already — the client re-sent it (a regenerate): it is reused. Sets the run's `userMessageId`.
+ */
+async function placeUser(get: MessageLookup, run: Run, user: UserMessage | undefined): Promise<UserMessage | undefined> {
+  if (!user) return undefined;
+  const place = await locateMessage(get, user.id, run.chatId);
+  run.userMessageId = place.held ? place.held.id : place.free;
+  return place.held ? undefined : { ...user, id: place.free };
+}
+
 /** Events grouped by run, in order (one run per call is the normal case). */
 function byRun(list: readonly CanonicalEvent[]): Map<string, CanonicalEvent[]> {
   const groups = new Map<string, CanonicalEvent[]>();
@@ -442,7 +459,7 @@ export abstract class BaseStore implements Store {
   private readonly live = new LiveRuns<Run>({
     readEvents: (id, after, limit) => this.dbReadEvents(id, after, limit),
     getRun: (id) => this.dbGetRun(id),
-    getMessage: (id) => this.dbGetMessage(id),
+    getMessages: (ids) => this.dbGetMessages(ids),
   });
   private readonly locks = new RunLocks();
   /** The tails waiting on this store's runs. */
@@ -519,6 +536,8 @@ export abstract class BaseStore implements Store {
 
   protected abstract dbRenewLeases(holder: string, runIds: readonly string[], until: number): Promise<void>;
   protected abstract dbGetMessage(messageId: string): Promise<PersistedMessage | undefined>;
+  /** The messages stored under these ids (those that exist, in any order), in one read. */
+  protected abstract dbGetMessages(messageIds: readonly string[]): Promise<PersistedMessage[]>;
   protected abstract dbListMessages(chatId: string): Promise<PersistedMessage[]>;
   protected abstract dbClose(): Promise<void>;
 
@@ -570,6 +589,11 @@ export abstract class BaseStore implements Store {
   // ---- runs --------------------------------------------------------------------------------
 
   async startRun(init: StartRunInit): Promise<Run> {
+    return shownRun(await this.startRunRow(init));
+  }
+
+  /** `startRun`, answering the run row as stored (its message ids the stored ones). */
+  private async startRunRow(init: StartRunInit): Promise<Run> {
     this.assertOpen();
     const existing = init.newIds ? undefined : await this.dbGetRun(init.runId);
     if (existing) {
@@ -578,14 +602,7 @@ export abstract class BaseStore implements Store {
       return existing;
     }
     const { chat, run, user: built } = newRun(init, this.now());
-    let user = built;
-    if (user) {
-      const stored = await this.dbGetMessage(user.id);
-      if (stored) {
-        if (stored.chatId !== init.chatId) throw new StoreError('conflict', `message ${user.id} belongs to chat ${stored.chatId}`);
-        user = undefined; // the client re-sent a message we already have (regenerate): reuse it
-      }
-    }
+    const user = await placeUser((ids) => this.dbGetMessages(ids), run, built);
     const newChat = init.newChat !== undefined;
     const write: StartWrite = { kind: 'run', run, chat, user, exclusive: init.exclusive === true, newChat };
     if (this.batchesStarts) await this.commits.commit(write, 1, true);
@@ -607,12 +624,12 @@ export abstract class BaseStore implements Store {
 
   getRun(runId: string): Promise<Run | undefined> {
     this.assertOpen();
-    return this.dbGetRun(runId);
+    return this.dbGetRun(runId).then((run) => run && shownRun(run));
   }
 
-  listRuns(chatId: string): Promise<Run[]> {
+  async listRuns(chatId: string): Promise<Run[]> {
     this.assertOpen();
-    return this.dbListRuns(chatId);
+    return (await this.dbListRuns(chatId)).map(shownRun);
   }
 
   // ---- the log -----------------------------------------------------------------------------
@@ -643,7 +660,7 @@ export abstract class BaseStore implements Store {
         const first = events[0];
         if (first.type !== 'run-start' || first.seq !== 0 || !first.chatId)
           throw new StoreError('not_found', `no run ${runId}: call startRun first (or append a run-start with a chatId)`);
-        run = await this.startRun({ chatId: first.chatId, runId });
+        run = await this.startRunRow({ chatId: first.chatId, runId });
       }
       const dups = events.filter((e) => e.seq <= run.lastSeq);
       const fresh = events.filter((e) => e.seq > run.lastSeq);
@@ -685,10 +702,10 @@ export abstract class BaseStore implements Store {
           // First commit of the run: its assistant message gets its id now.
           const start = fresh[0].type === 'run-start' ? fresh[0] : undefined;
           const before = await this.live.continues(run);
-          messageId = before ? run.messageId : await this.live.freeMessageId(run.messageId ?? start?.messageId ?? runId, runId);
+          messageId = before ? before.messageId : await this.live.freeMessageId(run.messageId ?? start?.messageId ?? runId, run);
           commit.run.messageId = messageId;
           live.projector = before
-            ? await this.live.chainProjector({ ...run, messageId }, before)
+            ? await this.live.chainProjector({ ...run, messageId }, before.runs)
             : new Projector({ runId, chatId: run.chatId, messageId });
           live.lastWritten = -1;
         }
@@ -768,13 +785,13 @@ export abstract class BaseStore implements Store {
   async listMessages(chatId: string): Promise<PersistedMessage[]> {
     this.assertOpen();
     const rows = await this.dbListMessages(chatId);
-    return Promise.all(rows.map((m) => this.live.current(m)));
+    return Promise.all(rows.map(async (m) => shownMessage(await this.live.current(m))));
   }
 
-  async getMessage(messageId: string): Promise<PersistedMessage | undefined> {
+  async getMessage(messageId: string, chatId?: string): Promise<PersistedMessage | undefined> {
     this.assertOpen();
-    const m = await this.dbGetMessage(messageId);
-    return m && this.live.current(m);
+    const m = chatId === undefined ? await this.dbGetMessage(messageId) : await this.live.inChat(messageId, chatId);
+    return m && shownMessage(await this.live.current(m));
   }
 
   // ---- recovery ----------------------------------------------------------------------------

@@ -246,7 +246,7 @@ export function contract(label: string, setup: BackendSetup): void {
             const chatId = rid('chat');
             await ingest(store, events, { chatId, sizes });
             const runId = events[0].runId;
-            const stored = await store.getMessage((await store.getRun(runId))?.messageId as string);
+            const stored = await store.getMessage((await store.getRun(runId))?.messageId as string, chatId);
             assert.deepEqual(stored, await expectedMessage(store, runId), name);
             assert.equal(stored?.persistenceState, 'persisted');
             const list = await store.listMessages(chatId);
@@ -904,6 +904,109 @@ export function contract(label: string, setup: BackendSetup): void {
         canonical.map((i) => (i.kind === 'run' ? [i.runId, i.messageId, i.events.length] : i.kind)),
         ['message', [r1, messageId, first.length], [r2, messageId, second.length]],
       );
+    });
+
+    test('message ids are per chat: two chats with the same client ids each show theirs; re-sends and continuations find them; a delete leaves the other chat', async () => {
+      const [chatA, chatB] = [rid('chat'), rid('chat')];
+      const question = rid('q');
+      const answer = rid('a');
+      const stamp = (runId: string, list: object[]) =>
+        list.map((e, seq) => ({ ...e, runId, seq, ts: 1_763_870_000_000 + seq }) as CanonicalEvent);
+      // A run that ends waiting for an approval, answering `question` with message `answer`.
+      const asking = (chatId: string) =>
+        stamp(rid('run'), [
+          { type: 'run-start', version: 2, messageId: answer, chatId },
+          { type: 'tool-input-start', toolCallId: 'call_1', toolName: 'delete_file' },
+          { type: 'tool-input-end', toolCallId: 'call_1', toolName: 'delete_file', input: { path: `${chatId}.txt` } },
+          { type: 'tool-approval-request', approvalId: 'approval_1', toolCallId: 'call_1' },
+          { type: 'run-finish', finishReason: 'tool-calls', pending: { approvalIds: ['approval_1'] } },
+        ]);
+      const a = asking(chatA);
+      const b = asking(chatB);
+      await ingest(store, a, { chatId: chatA, user: 'in A', userId: question });
+      await ingest(store, b, { chatId: chatB, user: 'in B', userId: question });
+      const shown = async (chatId: string) => (await store.listMessages(chatId)).map((m) => [m.role, m.id, m.chatId, m.runId, m.content]);
+      const inA = [
+        ['user', question, chatA, a[0].runId, 'in A'],
+        ['assistant', answer, chatA, a[0].runId, ''],
+      ];
+      assert.deepEqual(await shown(chatA), inA);
+      assert.deepEqual(await shown(chatB), [
+        ['user', question, chatB, b[0].runId, 'in B'],
+        ['assistant', answer, chatB, b[0].runId, ''],
+      ]);
+      const ids = (r: { messageId?: string; userMessageId?: string } | undefined) => [r?.messageId, r?.userMessageId];
+      assert.deepEqual((await store.listRuns(chatB)).map(ids), [[answer, question]]);
+      assert.deepEqual(ids(await store.getRun(b[0].runId)), [answer, question]);
+      // By id in a chat: that chat's message; in a chat without it: none.
+      assert.equal((await store.getMessage(question, chatB))?.content, 'in B');
+      assert.equal((await store.getMessage(answer, chatB))?.runId, b[0].runId);
+      assert.equal((await store.getMessage(answer, chatA))?.runId, a[0].runId);
+      assert.equal(await store.getMessage(question, rid('chat')), undefined);
+      const ui = await loadHistory(store, chatB, 'ai-sdk', { metadata: false });
+      assert.deepEqual(
+        ui.map((m) => m.id),
+        [question, answer],
+      );
+      const canonical = await loadHistory(store, chatB, 'canonical');
+      assert.deepEqual(
+        canonical.map((x) => (x.kind === 'message' ? x.message.id : x.messageId)),
+        [question, answer],
+      );
+
+      // A continuation in B adds to B's message.
+      const r2 = rid('run');
+      const answered = stamp(r2, [
+        { type: 'run-start', version: 2, messageId: answer, chatId: chatB },
+        { type: 'tool-approval-response', approvalId: 'approval_1', toolCallId: 'call_1', approved: true },
+        { type: 'text-start', blockId: 't' },
+        { type: 'text-delta', blockId: 't', delta: 'Deleted' },
+        { type: 'text-end', blockId: 't' },
+        { type: 'run-finish', finishReason: 'stop' },
+      ]);
+      assert.deepEqual(ids(await store.startRun({ chatId: chatB, runId: r2, messageId: answer })), [answer, undefined]);
+      await store.append(answered);
+      const continued = (await store.listMessages(chatB))[1] as AssistantMessage;
+      assert.deepEqual(
+        [continued.id, continued.runId, continued.metadata.runs, continued.content],
+        [answer, r2, [b[0].runId, r2], 'Deleted'],
+      );
+      assert.deepEqual(ids(await store.getRun(r2)), [answer, undefined]);
+
+      // A re-send of the question in B (a regenerate) reuses B's user message.
+      const again = restamp(demoRun('hello', rid('msg')), rid('run'));
+      await ingest(store, again, { chatId: chatB, user: 'in B', userId: question });
+      assert.deepEqual(ids(await store.getRun(again[0].runId)), [again[0].type === 'run-start' ? again[0].messageId : '', question]);
+      assert.deepEqual(
+        (await store.listMessages(chatB)).map((m) => [m.role, m.id === question]),
+        [
+          ['user', true],
+          ['assistant', false],
+          ['assistant', false],
+        ],
+      );
+      assert.deepEqual(await shown(chatA), inA, "A's chat is unchanged");
+
+      // Deleting A leaves B; a re-send in B still finds B's message, and a new chat takes the id A had.
+      const inB = await store.listMessages(chatB);
+      assert.equal(await store.deleteChat(chatA), true);
+      assert.deepEqual(await store.listMessages(chatA), []);
+      assert.deepEqual(await store.listMessages(chatB), inB);
+      await ingest(store, restamp(demoRun('hello', rid('msg')), rid('run')), { chatId: chatB, user: 'in B', userId: question });
+      assert.equal((await store.listMessages(chatB)).filter((m) => m.role === 'user').length, 1);
+      const chatC = rid('chat');
+      await ingest(store, asking(chatC), { chatId: chatC, user: 'in C', userId: question });
+      assert.deepEqual(
+        (await store.listMessages(chatC)).map((m) => [m.id, m.chatId]),
+        [
+          [question, chatC],
+          [answer, chatC],
+        ],
+      );
+      assert.equal(await store.deleteChat(chatB), true);
+      assert.equal(await store.getMessage(question, chatB), undefined);
+      assert.deepEqual(await store.listMessages(chatB), []);
+      assert.equal((await store.getMessage(question, chatC))?.content, 'in C');
     });
   });
 }

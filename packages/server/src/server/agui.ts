@@ -15,7 +15,7 @@ import { z } from 'zod';
 
 import { canSee } from './auth.ts';
 import { abortOnDisconnect, lastEventIdOf, runHeaders, startErrorResponse } from './chat.ts';
-import { clientToolSchema, clientToolsOf, parseRequestJson, requestIdSchema } from './chat-request.ts';
+import { checkUserMessageId, clientToolSchema, clientToolsOf, parseRequestJson, requestIdSchema } from './chat-request.ts';
 import type { GatewayContext } from './context.ts';
 import { agUiContinuation } from './continuation.ts';
 import { errorResponse, type Issue, jsonError } from './errors.ts';
@@ -32,14 +32,16 @@ const toolCall = z.looseObject({
   type: z.string().optional(),
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
-const message = z.looseObject({
-  id: z.string(),
-  role: z.enum(['developer', 'system', 'assistant', 'user', 'tool', 'reasoning', 'activity']),
-  content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
-  toolCalls: z.array(toolCall).optional(),
-  toolCallId: z.string().optional(),
-  error: z.string().optional(),
-});
+const message = z
+  .looseObject({
+    id: z.string(),
+    role: z.enum(['developer', 'system', 'assistant', 'user', 'tool', 'reasoning', 'activity']),
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+    toolCalls: z.array(toolCall).optional(),
+    toolCallId: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .superRefine(checkUserMessageId);
 
 /** RunAgentInput, validated loosely (only what the server reads; unknown keys pass). */
 export const runAgentInputSchema = z.looseObject({

@@ -15,16 +15,10 @@ const partSchema = z.looseObject({ type: z.string() }).superRefine((part, ctx) =
   }
 });
 
-const messageSchema = z.looseObject({
-  id: z.string(),
-  role: z.enum(['system', 'user', 'assistant']),
-  parts: z.array(partSchema),
-});
-
 /**
- * The one id rule for ids a client names (chat / thread ids, run ids): 1–200 characters, any
- * Unicode, no control characters, no lone surrogates (core's `idProblem`). Such an id is stored as is
- * and sent back percent-encoded in the `x-switchboard-*-id` headers.
+ * The one id rule for ids a client names (chat / thread ids, run ids, user message ids, `messageId`):
+ * 1–200 characters, any Unicode, no control characters, no lone surrogates (core's `idProblem`). Such
+ * an id is stored as is and sent back percent-encoded in the `x-switchboard-*-id` headers.
  */
 export const requestIdSchema = z
   .string()
@@ -34,6 +28,24 @@ export const requestIdSchema = z
     const problem = idProblem(id, 200);
     if (problem) ctx.addIssue({ code: 'custom', message: `not a usable id: ${problem}` });
   });
+
+/**
+ * A user message's id follows the id rule (the gateway stores the message under it); the ids of the
+ * other messages a client sends back are only compared, so any string passes.
+ */
+export function checkUserMessageId(m: { id: string; role: string }, ctx: z.RefinementCtx): void {
+  if (m.role !== 'user') return;
+  const checked = requestIdSchema.safeParse(m.id);
+  if (!checked.success) ctx.addIssue({ code: 'custom', path: ['id'], message: checked.error.issues[0].message });
+}
+
+const messageSchema = z
+  .looseObject({
+    id: z.string(),
+    role: z.enum(['system', 'user', 'assistant']),
+    parts: z.array(partSchema),
+  })
+  .superRefine(checkUserMessageId);
 
 /** A frontend tool the client declares (AI SDK body `tools`, AG-UI `RunAgentInput.tools`): RunRequest.tools. */
 export const clientToolSchema = z.looseObject({
@@ -56,7 +68,7 @@ export const chatRequestSchema = z.looseObject({
   id: requestIdSchema.optional(),
   messages: z.array(messageSchema).min(1),
   trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
-  messageId: z.string().optional(),
+  messageId: requestIdSchema.optional(),
   /** The agent to run (also `?agent=`); default: the server's default agent. */
   agent: z.string().min(1).optional(),
   /**

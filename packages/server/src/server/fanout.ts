@@ -277,8 +277,8 @@ export class FanoutStore implements Store {
   listMessages(chatId: string): Promise<PersistedMessage[]> {
     return this.durable.listMessages(chatId);
   }
-  getMessage(messageId: string): Promise<PersistedMessage | undefined> {
-    return this.durable.getMessage(messageId);
+  getMessage(messageId: string, chatId?: string): Promise<PersistedMessage | undefined> {
+    return this.durable.getMessage(messageId, chatId);
   }
 
   async append(events: CanonicalEvent | readonly CanonicalEvent[]): Promise<AppendResult> {

@@ -139,18 +139,6 @@ function chatMetadata(principal: Principal, agent: string | undefined): JsonObje
 /** The store's conflict of a new chat whose id is taken after all. */
 const CHAT_EXISTS = /^chat .* already exists$/s;
 
-/** `store.startRun`, with a user message id another chat has taken replaced by one of its own. */
-async function startStored(store: Store, init: StartRunInit): Promise<void> {
-  try {
-    await store.startRun(init);
-  } catch (err) {
-    // Message ids are global in the store, client ids are not.
-    const other = err instanceof StoreError && err.code === 'conflict' && !IN_PROGRESS.test(err.message) && !CHAT_EXISTS.test(err.message);
-    if (!other || !init.userMessage) throw err;
-    await store.startRun({ ...init, userMessage: { ...init.userMessage, id: `${init.userMessage.id ?? 'user'}~${init.runId}` } });
-  }
-}
-
 function titleOf(text: string | undefined): string | undefined {
   const t = text?.replace(/\s+/g, ' ').trim();
   if (!t) return undefined;
@@ -433,13 +421,13 @@ export class RunManager {
     };
     try {
       try {
-        await startStored(this.store, init);
+        await this.store.startRun(init);
       } catch (err) {
         if (!(init.newChat && err instanceof StoreError && err.code === 'conflict' && CHAT_EXISTS.test(err.message))) throw err;
         // Created meanwhile by another request: start as in any existing chat (whose is it? a run to supersede?).
         delete init.newChat;
         if (!(await this.ensureChat(input.chatId, input.principal, title, input.agent))) await this.settle(input.chatId);
-        await startStored(this.store, init);
+        await this.store.startRun(init);
       }
     } catch (err) {
       if (err instanceof StoreError && err.code === 'conflict' && IN_PROGRESS.test(err.message))
