@@ -13,11 +13,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'rolldown';
 
 import { type RunningServer, startServer } from '../../../packages/server/src/server/start.ts';
 import { Gate, gatedAgent, quietLogger, testConfig } from '../../../packages/server/test/gateway-support.ts';
-import { chromiumMissing, IS_CI, launch } from './support.ts';
+import { bundleModule, chromiumMissing, IS_CI, launch } from './support.ts';
 
 const PAGE = fileURLToPath(new URL('./stock-assistant-ui-page.tsx', import.meta.url));
 const FULL_ANSWER = 'Hello from the first half. And the second half.';
@@ -32,19 +31,6 @@ interface StoredMessage {
   id: string;
   role: string;
   parts: { type: string; text?: string; state?: string; output?: unknown }[];
-}
-
-/** The stock app as one browser module (React in production mode). */
-async function bundlePage(): Promise<string> {
-  const out = await build({
-    input: PAGE,
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-    transform: { define: { 'process.env.NODE_ENV': '"production"' } },
-    output: { format: 'esm' },
-  });
-  return out.output.map((o) => ('code' in o ? o.code : '')).join('\n');
 }
 
 const missing = chromiumMissing();
@@ -64,7 +50,7 @@ describe('stock assistant-ui useChatRuntime in Chromium, default gateway', { ski
   const problems: string[] = [];
 
   before(async () => {
-    const script = await bundlePage();
+    const script = await bundleModule(PAGE);
     server = await startServer({
       port: 0,
       config: testConfig(),

@@ -18,12 +18,11 @@ import { createCopilotNodeListener } from '@copilotkit/runtime/v2/node';
 // The @ag-ui/client line the CopilotKit runtime pins (0.0.59).
 import { HttpAgent } from 'ag-ui-client-0.0';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'rolldown';
 import { from, type ObservedValueOf, switchMap } from 'rxjs';
 
 import { type RunningServer, startServer } from '../../../packages/server/src/server/start.ts';
 import { Gate, gatedAgent, quietLogger, testConfig } from '../../../packages/server/test/gateway-support.ts';
-import { chromiumMissing, IS_CI, launch } from './support.ts';
+import { bundlePage, chromiumMissing, IS_CI, launch } from './support.ts';
 
 // The runtime reports usage to CopilotKit unless told not to; a test talks to nothing outside.
 process.env.COPILOTKIT_TELEMETRY_DISABLED = 'true';
@@ -100,29 +99,9 @@ class GatewayThreadsRunner extends InMemoryAgentRunner {
   }
 }
 
-/** The stock page as browser modules (React in production mode), by file name; CSS is left to a real app's bundler. */
-async function bundlePage(): Promise<{ entry: string; files: Map<string, string> }> {
-  const out = await build({
-    input: PAGE,
-    platform: 'browser',
-    write: false,
-    logLevel: 'silent',
-    transform: { define: { 'process.env.NODE_ENV': '"production"' } },
-    plugins: [{ name: 'no-css', load: (id) => (id.endsWith('.css') ? { code: '', moduleType: 'js' } : null) }],
-    output: { format: 'esm' },
-  });
-  const files = new Map<string, string>();
-  let entry = '';
-  for (const o of out.output) {
-    files.set(`/${o.fileName}`, 'code' in o ? o.code : String(o.source));
-    if (o.type === 'chunk' && o.isEntry) entry = `/${o.fileName}`;
-  }
-  return { entry, files };
-}
-
 /** The app: the page and its modules, and the CopilotKit runtime at /api/copilotkit. */
 async function startApp(gateway: string): Promise<{ server: Server; url: string }> {
-  const { entry, files } = await bundlePage();
+  const { entry, files } = await bundlePage(PAGE);
   const runtime = new CopilotRuntime({
     agents: {
       default: new HttpAgent({ url: `${gateway}/api/agui?agent=demo` }),

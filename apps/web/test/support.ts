@@ -40,3 +40,35 @@ export async function artifactsDir(): Promise<string> {
 export async function tempDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'switchboard-web-'));
 }
+
+/**
+ * A stock client's test page bundled for the browser (React in production mode), as modules by
+ * file name (`/name.js`) with the entry's name; CSS imports are left out (a real app's bundler
+ * handles them).
+ */
+export async function bundlePage(input: string): Promise<{ entry: string; files: Map<string, string> }> {
+  const { build } = await import('rolldown');
+  const out = await build({
+    input,
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+    transform: { define: { 'process.env.NODE_ENV': '"production"' } },
+    plugins: [{ name: 'no-css', load: (id) => (id.endsWith('.css') ? { code: '', moduleType: 'js' } : null) }],
+    output: { format: 'esm' },
+  });
+  const files = new Map<string, string>();
+  let entry = '';
+  for (const o of out.output) {
+    files.set(`/${o.fileName}`, 'code' in o ? o.code : String(o.source));
+    if (o.type === 'chunk' && o.isEntry) entry = `/${o.fileName}`;
+  }
+  return { entry, files };
+}
+
+/** {@link bundlePage} for a page that bundles to one module: its code. */
+export async function bundleModule(input: string): Promise<string> {
+  const { entry, files } = await bundlePage(input);
+  if (files.size !== 1) throw new Error(`${input} bundles to ${files.size} files; serve them with bundlePage`);
+  return files.get(entry) as string;
+}
